@@ -1,0 +1,29 @@
+import Link from "next/link";
+
+export function AppHeader() {
+  return (
+    <header className="border-b border-slate-200 bg-white">
+      <div className="mx-auto flex max-w-3xl items-center justify-between gap-4 px-4 py-3">
+        <Link href="/" className="flex items-center gap-2 font-semibold text-brand-800">
+          <svg aria-hidden="true" viewBox="0 0 32 32" className="size-7">
+            <rect width="32" height="32" rx="7" fill="currentColor" />
+            <path
+              d="M9 22V10h7.5a4.5 4.5 0 0 1 0 9H12.5M20 22l-3.5-3"
+              fill="none"
+              stroke="#fff"
+              strokeWidth="2.6"
+              strokeLinecap="round"
+              strokeLinejoin="round"
+            />
+          </svg>
+          Partner Sales
+        </Link>
+        <nav aria-label="Principal" className="flex gap-4 text-sm">
+          <Link href="/" className="text-slate-700 hover:text-brand-700">
+            Nova venda
+          </Link>
+        </nav>
+      </div>
+    </header>
+  );
+}

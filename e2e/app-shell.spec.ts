@@ -1,0 +1,24 @@
+import { expect, test } from "@playwright/test";
+
+test("the home page is the app, in Portuguese, with its header", async ({ page }) => {
+  await page.goto("/");
+  await expect(page).toHaveTitle(/Nova venda · Partner Sales/);
+  await expect(page.locator("html")).toHaveAttribute("lang", "pt-BR");
+  await expect(page.getByRole("banner").getByRole("link", { name: "Partner Sales" })).toBeVisible();
+  await expect(page.getByRole("heading", { level: 1, name: "Nova venda" })).toBeVisible();
+});
+
+test("the health endpoint answers without secrets", async ({ request }) => {
+  const response = await request.get("/api/health");
+  expect(response.status()).toBe(200);
+  expect(response.headers()["cache-control"]).toContain("no-store");
+  const text = await response.text();
+  expect(JSON.parse(text)).toMatchObject({ status: "ok", db: "ok" });
+  expect(text).not.toContain("sandbox-secret");
+});
+
+test("the favicon is served", async ({ request }) => {
+  const response = await request.get("/icon.svg");
+  expect(response.status()).toBe(200);
+  expect(response.headers()["content-type"]).toContain("image/svg+xml");
+});

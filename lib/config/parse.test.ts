@@ -1,0 +1,139 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig, type RawEnv } from "./parse";
+
+const root = join(import.meta.dirname, "../..");
+const live: RawEnv = {
+  PARTNER_API_BASE_URL: "https://api.provider.example/",
+  PARTNER_CLIENT_ID: "partner-a",
+  PARTNER_CLIENT_SECRET: "s3cr3t-value",
+  AUTH_SECRET: "a".repeat(40),
+};
+
+function problemOf(env: RawEnv): ConfigError {
+  try {
+    parseConfig(env, root);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+function fileWith(content: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), "plans-")), "plans.json");
+  writeFileSync(path, content);
+  return path;
+}
+
+describe("parseConfig", () => {
+  it("defaults to sandbox mode with the demo client, demo catalogue and defaults", () => {
+    const config = parseConfig({}, root);
+    expect(config.mode).toBe("sandbox");
+    expect(config.partnerApi).toEqual({
+      baseUrl: "http://127.0.0.1:4010",
+      clientId: "sandbox-client",
+      clientSecret: "sandbox-secret",
+      tokenPath: "/core/sso/connect/token",
+      salePath: "/core/financeiro/partnersale",
+      partnerSource: undefined,
+      timeoutMs: 15_000,
+    });
+    expect(config.plans?.length).toBeGreaterThanOrEqual(3);
+    expect(config.dataDir).toBe(join(root, ".data"));
+    expect(config.port).toBe(3000);
+    expect(config.embed.allowedOrigins).toEqual([]);
+  });
+
+  it("points sandbox mode at SANDBOX_PORT and its client override", () => {
+    const config = parseConfig({ SANDBOX_PORT: "4999", SANDBOX_CLIENT_ID: "other" }, root);
+    expect(config.partnerApi.baseUrl).toBe("http://127.0.0.1:4999");
+    expect(config.partnerApi.clientId).toBe("other");
+  });
+
+  it("uses the live upstream when PARTNER_API_BASE_URL is set, without a trailing slash", () => {
+    const config = parseConfig({ ...live, PARTNER_SOURCE: "Parceiro X" }, root);
+    expect(config.mode).toBe("live");
+    expect(config.partnerApi.baseUrl).toBe("https://api.provider.example");
+    expect(config.partnerApi.partnerSource).toBe("Parceiro X");
+    expect(config.plans).toBeNull();
+  });
+
+  it.each([
+    ["PARTNER_CLIENT_ID", { ...live, PARTNER_CLIENT_ID: undefined }],
+    ["PARTNER_CLIENT_SECRET", { ...live, PARTNER_CLIENT_SECRET: " " }],
+    ["AUTH_SECRET", { ...live, AUTH_SECRET: undefined }],
+  ])("requires %s in live mode", (variable, env) => {
+    const error = problemOf(env);
+    expect(error.variable).toBe(variable);
+    expect(error.message).toBe(`${variable}: is required when PARTNER_API_BASE_URL is set`);
+  });
+
+  it.each(["not a url", "ftp://host", "https://user:pw@host", "https://host/?q=1"])(
+    "rejects PARTNER_API_BASE_URL %j",
+    (value) => {
+      expect(problemOf({ ...live, PARTNER_API_BASE_URL: value }).variable).toBe("PARTNER_API_BASE_URL");
+    },
+  );
+
+  it("never echoes a secret's value", () => {
+    const error = problemOf({ ...live, AUTH_SECRET: "short-secret" });
+    expect(error.variable).toBe("AUTH_SECRET");
+    expect(error.message).not.toContain("short-secret");
+  });
+
+  it.each([
+    ["PARTNER_API_TIMEOUT_MS", "soon"],
+    ["PARTNER_API_TIMEOUT_MS", "0"],
+    ["PORT", "70000"],
+    ["PARTNER_SALE_PATH", "no-slash"],
+    ["DATABASE_URL", "mysql://localhost/db"],
+  ])("rejects %s=%j", (variable, value) => {
+    expect(problemOf({ [variable]: value }).variable).toBe(variable);
+  });
+
+  describe("PLANS_FILE", () => {
+    const plan = { id: "0b5f6a52-3b0e-4c55-9d8c-5a1d2e3f4a5b", name: "Plano", description: "d" };
+
+    it("loads a catalogue", () => {
+      expect(parseConfig({ PLANS_FILE: fileWith(JSON.stringify([plan])) }, root).plans).toEqual([plan]);
+    });
+
+    it.each([
+      ["a missing file", "/nonexistent/plans.json", /cannot read/],
+      ["bad JSON", fileWith("[{"), /not valid JSON/],
+      ["a plan id that is not a UUID", fileWith(JSON.stringify([{ ...plan, id: "plan-1" }])), /\[0\.id\]/],
+      ["duplicate ids", fileWith(JSON.stringify([plan, plan])), /unique/],
+      ["an empty list", fileWith("[]"), /PLANS_FILE/],
+    ])("rejects %s", (_case, path, message) => {
+      const error = problemOf({ PLANS_FILE: path });
+      expect(error.variable).toBe("PLANS_FILE");
+      expect(error.message).toMatch(message);
+      expect(error.message).not.toContain("\n");
+    });
+  });
+
+  describe("EMBED_ALLOWED_ORIGINS", () => {
+    it("accepts exact origins", () => {
+      const config = parseConfig(
+        { EMBED_ALLOWED_ORIGINS: "https://portal.partner.example, http://localhost:8080" },
+        root,
+      );
+      expect(config.embed.allowedOrigins).toEqual([
+        "https://portal.partner.example",
+        "http://localhost:8080",
+      ]);
+    });
+
+    it.each([
+      "https://*.partner.example",
+      "https://portal.partner.example/app",
+      "portal.partner.example",
+      "*",
+    ])("rejects %j", (value) => {
+      expect(problemOf({ EMBED_ALLOWED_ORIGINS: value }).variable).toBe("EMBED_ALLOWED_ORIGINS");
+    });
+  });
+});

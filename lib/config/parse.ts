@@ -1,0 +1,180 @@
+import { resolve } from "node:path";
+import { z } from "zod";
+import { PlanCatalogueError, readPlanCatalogue, type Plan } from "./plans";
+
+export type RawEnv = Readonly<Record<string, string | undefined>>;
+
+export interface Config {
+  /** "sandbox" when PARTNER_API_BASE_URL is unset: the bundled sandbox upstream stands in for the provider. */
+  mode: "sandbox" | "live";
+  partnerApi: {
+    baseUrl: string;
+    clientId: string;
+    clientSecret: string;
+    tokenPath: string;
+    salePath: string;
+    partnerSource: string | undefined;
+    timeoutMs: number;
+  };
+  plans: Plan[] | null;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  authSecret: string | undefined;
+  embed: {
+    allowedOrigins: string[];
+    ssoSecret: string | undefined;
+  };
+  port: number;
+  sandboxPort: number;
+}
+
+export const SANDBOX_DEFAULTS = {
+  clientId: "sandbox-client",
+  clientSecret: "sandbox-secret",
+  port: 4010,
+  plansFile: "sandbox/demo-plans.json",
+} as const;
+
+/** One line that names the variable and what is wrong; never echoes a secret's value. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  constructor(
+    readonly variable: string,
+    readonly problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+  }
+}
+
+const SECRET_MIN_LENGTH = 32;
+
+function text(env: RawEnv, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function required(env: RawEnv, name: string, why: string): string {
+  const value = text(env, name);
+  if (!value) throw new ConfigError(name, `is required ${why}`);
+  return value;
+}
+
+function integer(env: RawEnv, name: string, fallback: number, min: number, max: number): number {
+  const value = text(env, name);
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${value}")`);
+  }
+  return Number(value);
+}
+
+function httpUrl(env: RawEnv, name: string): string | undefined {
+  const value = text(env, name);
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(name, `must be an absolute http(s) URL (got "${value}")`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(name, `must use http or https (got "${url.protocol}")`);
+  }
+  if (url.username || url.password) throw new ConfigError(name, "must not carry credentials");
+  if (url.search || url.hash) throw new ConfigError(name, "must not have a query or fragment");
+  return url.href.replace(/\/+$/, "");
+}
+
+function urlPath(env: RawEnv, name: string, fallback: string): string {
+  const value = text(env, name) ?? fallback;
+  if (!/^\/[A-Za-z0-9._~\-/]*$/.test(value)) {
+    throw new ConfigError(name, `must be a path starting with "/" (got "${value}")`);
+  }
+  return value;
+}
+
+function secret(env: RawEnv, name: string, requiredWhy?: string): string | undefined {
+  const value = requiredWhy ? required(env, name, requiredWhy) : text(env, name);
+  if (value !== undefined && value.length < SECRET_MIN_LENGTH) {
+    throw new ConfigError(name, `must be at least ${SECRET_MIN_LENGTH} characters long`);
+  }
+  return value;
+}
+
+const originSchema = z.url({ protocol: /^https?$/ });
+
+export function parseOrigins(name: string, value: string | undefined): string[] {
+  if (!value?.trim()) return [];
+  return value
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      if (entry.includes("*")) throw new ConfigError(name, `wildcards are not allowed ("${entry}")`);
+      if (!originSchema.safeParse(entry).success) {
+        throw new ConfigError(name, `"${entry}" is not an http(s) origin`);
+      }
+      const url = new URL(entry);
+      if (url.origin !== entry.replace(/\/$/, "").toLowerCase()) {
+        throw new ConfigError(
+          name,
+          `"${entry}" must be scheme://host[:port] with no path (use "${url.origin}")`,
+        );
+      }
+      return url.origin;
+    });
+}
+
+function plansFrom(env: RawEnv, mode: Config["mode"], cwd: string): Plan[] | null {
+  const file = text(env, "PLANS_FILE") ?? (mode === "sandbox" ? SANDBOX_DEFAULTS.plansFile : undefined);
+  if (!file) return null;
+  try {
+    return readPlanCatalogue(resolve(cwd, file));
+  } catch (error) {
+    if (error instanceof PlanCatalogueError) throw new ConfigError("PLANS_FILE", error.message);
+    throw error;
+  }
+}
+
+export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
+  const liveBaseUrl = httpUrl(env, "PARTNER_API_BASE_URL");
+  const mode = liveBaseUrl ? "live" : "sandbox";
+  const sandboxPort = integer(env, "SANDBOX_PORT", SANDBOX_DEFAULTS.port, 1, 65535);
+  const liveOnly = "when PARTNER_API_BASE_URL is set";
+
+  const databaseUrl = text(env, "DATABASE_URL");
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError("DATABASE_URL", 'must be a PostgreSQL URL starting with "postgres://"');
+  }
+
+  return {
+    mode,
+    partnerApi: {
+      baseUrl: liveBaseUrl ?? `http://127.0.0.1:${sandboxPort}`,
+      clientId:
+        mode === "live"
+          ? required(env, "PARTNER_CLIENT_ID", liveOnly)
+          : (text(env, "PARTNER_CLIENT_ID") ?? text(env, "SANDBOX_CLIENT_ID") ?? SANDBOX_DEFAULTS.clientId),
+      clientSecret:
+        mode === "live"
+          ? required(env, "PARTNER_CLIENT_SECRET", liveOnly)
+          : (text(env, "PARTNER_CLIENT_SECRET") ??
+            text(env, "SANDBOX_CLIENT_SECRET") ??
+            SANDBOX_DEFAULTS.clientSecret),
+      tokenPath: urlPath(env, "PARTNER_TOKEN_PATH", "/core/sso/connect/token"),
+      salePath: urlPath(env, "PARTNER_SALE_PATH", "/core/financeiro/partnersale"),
+      partnerSource: text(env, "PARTNER_SOURCE"),
+      timeoutMs: integer(env, "PARTNER_API_TIMEOUT_MS", 15_000, 100, 300_000),
+    },
+    plans: plansFrom(env, mode, cwd),
+    databaseUrl,
+    dataDir: resolve(cwd, text(env, "DATA_DIR") ?? ".data"),
+    authSecret: secret(env, "AUTH_SECRET", mode === "live" ? liveOnly : undefined),
+    embed: {
+      allowedOrigins: parseOrigins("EMBED_ALLOWED_ORIGINS", text(env, "EMBED_ALLOWED_ORIGINS")),
+      ssoSecret: secret(env, "EMBED_SSO_SECRET"),
+    },
+    port: integer(env, "PORT", 3000, 1, 65535),
+    sandboxPort,
+  };
+}

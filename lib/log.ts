@@ -1,0 +1,47 @@
+type Level = "debug" | "info" | "warn" | "error";
+type Fields = Record<string, unknown>;
+
+// A safety net, not the policy: callers never pass secrets or personal data, but a key that looks like
+// one is blanked anyway so a slip cannot leak it into the log.
+const SENSITIVE_KEY = /secret|token|password|authorization|cookie|cpf|document|email|phone|birth|name$/i;
+const ALLOWED_KEYS = new Set(["event", "service", "clientId", "submissionId", "agentId", "tokenCached"]);
+
+function sanitize(value: unknown, depth = 0): unknown {
+  if (value instanceof Error) {
+    return { name: value.name, message: value.message, ...("code" in value ? { code: value.code } : {}) };
+  }
+  if (Array.isArray(value)) return depth > 4 ? "[…]" : value.map((item) => sanitize(item, depth + 1));
+  if (value && typeof value === "object") {
+    if (depth > 4) return "[…]";
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [
+        key,
+        SENSITIVE_KEY.test(key) && !ALLOWED_KEYS.has(key) ? "[redacted]" : sanitize(item, depth + 1),
+      ]),
+    );
+  }
+  return value;
+}
+
+export function formatLogLine(level: Level, event: string, fields: Fields = {}, service = "app"): string {
+  return JSON.stringify({
+    time: new Date().toISOString(),
+    level,
+    service,
+    event,
+    ...(sanitize(fields) as Fields),
+  });
+}
+
+function write(level: Level, event: string, fields?: Fields) {
+  const line = formatLogLine(level, event, fields);
+  if (level === "error" || level === "warn") process.stderr.write(line + "\n");
+  else process.stdout.write(line + "\n");
+}
+
+export const log = {
+  debug: (event: string, fields?: Fields) => write("debug", event, fields),
+  info: (event: string, fields?: Fields) => write("info", event, fields),
+  warn: (event: string, fields?: Fields) => write("warn", event, fields),
+  error: (event: string, fields?: Fields) => write("error", event, fields),
+};

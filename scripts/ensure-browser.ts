@@ -1,0 +1,34 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+
+export const SYSTEM_CHROMIUM = "/usr/bin/chromium";
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): boolean {
+  console.log(`$ ${command} ${args.join(" ")}`);
+  return spawnSync(command, args, { stdio: "inherit", env }).status === 0;
+}
+
+/**
+ * Playwright drives Debian's Chromium where it can (this machine and CI cannot download browser builds);
+ * a developer's laptop without it falls back to Playwright's own browser.
+ */
+export function ensureBrowser(): void {
+  if (existsSync(SYSTEM_CHROMIUM)) return;
+  const isRoot = process.getuid?.() === 0;
+  if (isRoot && existsSync("/usr/bin/apt-get")) {
+    const aptEnv = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+    if (
+      run("apt-get", ["update", "-qq"], aptEnv) &&
+      run("apt-get", ["install", "-y", "-qq", "chromium"], aptEnv) &&
+      existsSync(SYSTEM_CHROMIUM)
+    ) {
+      return;
+    }
+    console.warn("Could not install Debian's chromium; trying Playwright's own browser.");
+  }
+  if (!run("node_modules/.bin/playwright", ["install", "chromium"])) {
+    throw new Error("No browser for the end-to-end tests: install chromium (apt-get install chromium).");
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) ensureBrowser();

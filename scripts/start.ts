@@ -1,0 +1,109 @@
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import nextEnv from "@next/env";
+import { ConfigError, parseConfig, type Config } from "../lib/config/parse";
+import { createSandbox, type Sandbox } from "../sandbox/server";
+import { buildIfNeeded } from "./build-if-needed";
+
+const root = join(import.meta.dirname, "..");
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
+
+function loadConfig(): Config {
+  // The same .env files `next start` reads, so what is checked here is what the app will run with.
+  nextEnv.loadEnvConfig(root, false, { info: () => {}, error: console.error });
+  try {
+    return parseConfig(process.env, root);
+  } catch (error) {
+    if (error instanceof ConfigError) fail(`Configuration error: ${error.message}`);
+    throw error;
+  }
+}
+
+async function waitUntilHealthy(url: string, isAlive: () => boolean): Promise<boolean> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline && isAlive()) {
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      if (response.ok) return true;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return false;
+}
+
+async function main() {
+  const config = loadConfig();
+  try {
+    buildIfNeeded(root);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+
+  let sandbox: Sandbox | undefined;
+  let sandboxUrl: string | undefined;
+  if (config.mode === "sandbox") {
+    sandbox = createSandbox({
+      clientId: config.partnerApi.clientId,
+      clientSecret: config.partnerApi.clientSecret,
+      ...(config.plans ? { plans: config.plans } : {}),
+    });
+    try {
+      sandboxUrl = await sandbox.listen(config.sandboxPort, "127.0.0.1");
+    } catch (error) {
+      fail(`Cannot start the sandbox upstream on port ${config.sandboxPort}: ${(error as Error).message}`);
+    }
+  }
+
+  const app = spawn(join(root, "node_modules/.bin/next"), ["start", "--port", String(config.port)], {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
+  let appRunning = true;
+  let stopping = false;
+
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    if (appRunning && app.pid) app.kill("SIGTERM");
+    await sandbox?.close();
+    if (!appRunning) process.exit(code);
+    app.once("exit", () => process.exit(code));
+    setTimeout(() => app.pid && app.kill("SIGKILL"), 5_000).unref();
+  };
+
+  app.on("exit", (code, signal) => {
+    appRunning = false;
+    if (!stopping) {
+      process.stderr.write(`The app stopped (${signal ?? `exit ${code}`}).\n`);
+      void stop(code || 1);
+    }
+  });
+  process.on("SIGINT", () => void stop(0));
+  process.on("SIGTERM", () => void stop(0));
+
+  const appUrl = `http://localhost:${config.port}`;
+  if (!(await waitUntilHealthy(`${appUrl}/api/health`, () => appRunning))) {
+    if (appRunning) fail(`The app did not become healthy on ${appUrl}.`);
+    return;
+  }
+  const lines = [
+    "",
+    `  Partner Sales is running on ${appUrl}`,
+    config.mode === "sandbox"
+      ? `  Sandbox upstream (stand-in for the provider) on ${sandboxUrl}`
+      : `  Upstream: ${config.partnerApi.baseUrl}`,
+    "",
+    "  Press Ctrl-C to stop.",
+    "",
+  ];
+  console.log(lines.join("\n"));
+}
+
+void main();
