@@ -1,0 +1,80 @@
+import { json, mediaType, type SandboxRequest, type SandboxResponse } from "./http";
+import type { Plan } from "./plans";
+import { invalidFieldsMessage, validateSale } from "./sale-validation";
+import type { SandboxState } from "./state";
+import type { TokenCheck } from "./token-store";
+
+export const SALE_PATH = "/core/financeiro/partnersale";
+
+export interface SaleEndpointContext {
+  state: SandboxState;
+  plans: readonly Plan[];
+  now: Date;
+}
+
+const UNAUTHORIZED_MESSAGES: Record<Exclude<TokenCheck, "valid"> | "missing", string> = {
+  missing: "A bearer access token is required.",
+  unknown: "The access token is invalid.",
+  revoked: "The access token has been revoked.",
+  expired: "The access token has expired.",
+};
+
+function envelope(status: number, success: boolean, message: string, headers?: Record<string, string>) {
+  return json(status, { data: success, message, success, total: null }, headers);
+}
+
+export function isSalePath(pathname: string): boolean {
+  return pathname.toLowerCase() === SALE_PATH;
+}
+
+function bearerToken(request: SandboxRequest): string | null {
+  const match = /^Bearer +([^\s]+) *$/i.exec(request.headers.authorization ?? "");
+  return match?.[1] ?? null;
+}
+
+function parseJsonObject(rawBody: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(rawBody);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+export function handleSaleRequest(request: SandboxRequest, context: SaleEndpointContext): SandboxResponse {
+  if (request.method !== "POST") {
+    return envelope(405, false, "The partner sale endpoint only accepts POST requests.", { allow: "POST" });
+  }
+
+  const { state } = context;
+  const token = bearerToken(request);
+  const tokenCheck = token === null ? "missing" : state.tokens.check(token, context.now.getTime());
+  if (tokenCheck !== "valid") {
+    return envelope(401, false, UNAUTHORIZED_MESSAGES[tokenCheck], {
+      "www-authenticate": 'Bearer error="invalid_token"',
+    });
+  }
+
+  if (request.bodyTooLarge) return envelope(413, false, "The request body is too large.");
+  if (mediaType(request.headers) !== "application/json") {
+    return envelope(400, false, "The request body must be JSON (Content-Type: application/json).");
+  }
+  const body = parseJsonObject(request.rawBody);
+  if (!body) return envelope(400, false, "The request body must be a JSON object.");
+
+  const validation = validateSale(body, context.now);
+  if (!validation.ok) return envelope(400, false, invalidFieldsMessage(validation.invalidFields));
+
+  const { customerDocument, planId } = validation.sale;
+  if (!context.plans.some((plan) => plan.id.toLowerCase() === planId.toLowerCase())) {
+    return envelope(422, false, "The specified plan does not exist.");
+  }
+  if (state.hasSale(customerDocument, planId)) {
+    return envelope(409, false, "The customer already has this plan.");
+  }
+
+  state.acceptSale({ receivedAt: request.receivedAt.toISOString(), body });
+  return envelope(200, true, "Partner sale registered.");
+}

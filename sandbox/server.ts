@@ -1,0 +1,150 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as delay } from "node:timers/promises";
+import { CONTROL_PREFIX, handleControlRequest } from "./controls";
+import { ERROR_PAGE_PATH } from "./error-page";
+import { faultReply, type FaultKind, type Target } from "./faults";
+import { headerRecord, json, readRequest, send, type SandboxReply, type SandboxRequest } from "./http";
+import { writeJsonLine, type SandboxLog } from "./log";
+import { loadDemoPlans, type Plan } from "./plans";
+import { handleSaleRequest, isSalePath } from "./sale-endpoint";
+import { SandboxState } from "./state";
+import { handleTokenRequest, TOKEN_PATH, tokenForm } from "./token-endpoint";
+
+export type { Plan } from "./plans";
+
+export interface SandboxOptions {
+  clientId?: string;
+  clientSecret?: string;
+  plans?: Plan[];
+  tokenLifetimeSeconds?: number;
+  log?: SandboxLog;
+}
+
+export interface Sandbox {
+  listen(port?: number, host?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+interface Answer {
+  reply: SandboxReply;
+  fault?: FaultKind;
+}
+
+const MAX_LOGGED_CLIENT_ID_LENGTH = 200;
+
+function targetOf(pathname: string): Target | null {
+  if (pathname.toLowerCase() === TOKEN_PATH) return "token";
+  if (isSalePath(pathname)) return "sale";
+  return null;
+}
+
+function baseUrlOf(address: AddressInfo): string {
+  const host =
+    address.address === "0.0.0.0" ? "127.0.0.1" : address.address === "::" ? "::1" : address.address;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${address.port}`;
+}
+
+export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  const clientId = options.clientId ?? "sandbox-client";
+  const clientSecret = options.clientSecret ?? "sandbox-secret";
+  const plans = options.plans ?? loadDemoPlans();
+  const log = options.log ?? writeJsonLine;
+  const state = new SandboxState(options.tokenLifetimeSeconds ?? 3600);
+  let baseUrl = "";
+  let shutdown = new AbortController();
+
+  // The error_uri should point wherever the client reached us, which may differ from the address we bound.
+  function errorPageUrl(request: SandboxRequest): string {
+    const host = request.headers.host;
+    const origin = host && /^[A-Za-z0-9.:[\]-]+$/.test(host) ? `http://${host}` : baseUrl;
+    return `${origin}${ERROR_PAGE_PATH}`;
+  }
+
+  async function answerEndpoint(target: Target, request: SandboxRequest): Promise<Answer> {
+    state.countRequest(target);
+    if (target === "sale") {
+      state.recordRequest({
+        receivedAt: request.receivedAt.toISOString(),
+        method: request.method,
+        path: request.url,
+        headers: headerRecord(request.headers),
+        rawBody: request.rawBody,
+      });
+    }
+    const latency = state.latencyMs[target];
+    if (latency > 0) await delay(latency, undefined, { signal: shutdown.signal });
+
+    const fault = state.takeFault(target);
+    const reply = fault
+      ? faultReply(fault)
+      : target === "sale"
+        ? handleSaleRequest(request, { state, plans, now: new Date() })
+        : handleTokenRequest(request, { state, clientId, clientSecret, errorPageUrl: errorPageUrl(request) });
+    state.countResponse(target, reply === "hang" ? "timeout" : reply.status);
+    return { reply, fault };
+  }
+
+  async function route(target: Target | null, request: SandboxRequest): Promise<Answer> {
+    if (target) return answerEndpoint(target, request);
+    if (request.pathname.startsWith(CONTROL_PREFIX)) {
+      return { reply: handleControlRequest(request, { state, plans }) };
+    }
+    return { reply: json(404, { message: `Nothing at ${request.method} ${request.pathname}.` }) };
+  }
+
+  async function handle(incoming: IncomingMessage, response: ServerResponse): Promise<void> {
+    const startedAt = performance.now();
+    const entry: Record<string, unknown> = { event: "request", method: incoming.method };
+    try {
+      const request = await readRequest(incoming);
+      const target = targetOf(request.pathname);
+      entry.path = request.pathname;
+      if (target === "token") {
+        const requestClientId = tokenForm(request)?.get("client_id");
+        if (requestClientId) entry.clientId = requestClientId.slice(0, MAX_LOGGED_CLIENT_ID_LENGTH);
+      }
+      const { reply, fault } = await route(target, request);
+      if (fault) entry.fault = fault;
+      entry.status = reply === "hang" ? null : reply.status;
+      if (reply !== "hang") send(response, reply);
+    } catch (error) {
+      if (shutdown.signal.aborted) return;
+      entry.status = 500;
+      entry.error = error instanceof Error ? error.message : String(error);
+      send(response, json(500, { message: "The sandbox failed to handle this request." }));
+    }
+    entry.durationMs = Math.round(performance.now() - startedAt);
+    log(entry);
+  }
+
+  const server = createServer((incoming, response) => void handle(incoming, response));
+
+  return {
+    listen(port = 0, host = "127.0.0.1") {
+      shutdown = new AbortController();
+      return new Promise((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(port, host, () => {
+          server.off("error", reject);
+          baseUrl = baseUrlOf(server.address() as AddressInfo);
+          log({ event: "sandbox.start", url: baseUrl, clientId });
+          resolve(baseUrl);
+        });
+      });
+    },
+    close() {
+      if (!server.listening) return Promise.resolve();
+      shutdown.abort();
+      return new Promise((resolve, reject) => {
+        server.close((error) => {
+          log({ event: "sandbox.stop", url: baseUrl });
+          if (error) reject(error);
+          else resolve();
+        });
+        // Hanging "timeout" answers and keep-alive sockets would otherwise hold close() open forever.
+        server.closeAllConnections();
+      });
+    },
+  };
+}
