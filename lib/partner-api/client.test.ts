@@ -1,0 +1,259 @@
+import { createServer } from "node:net";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { Stats } from "@/sandbox/state";
+import { control, startSandbox, validSale, type RunningSandbox } from "@/sandbox/test-support";
+import { createPartnerApiClient, type PartnerApiConfig, type SaleFields } from "./client";
+
+let sandbox: RunningSandbox;
+
+beforeAll(async () => {
+  sandbox = await startSandbox();
+});
+afterAll(() => sandbox.close());
+afterEach(async () => {
+  await control(sandbox.url, "POST", "reset");
+});
+
+function configFor(overrides: Partial<PartnerApiConfig> = {}): PartnerApiConfig {
+  return {
+    baseUrl: sandbox.url,
+    tokenPath: "/core/sso/connect/token",
+    salePath: "/core/financeiro/partnersale",
+    clientId: "sandbox-client",
+    clientSecret: "sandbox-secret",
+    partnerSource: undefined,
+    timeoutMs: 5_000,
+    ...overrides,
+  };
+}
+
+function collectingLog() {
+  const lines: string[] = [];
+  const write = (event: string, fields?: Record<string, unknown>) =>
+    void lines.push(JSON.stringify({ event, ...fields }));
+  return { lines, log: { info: write, warn: write, error: write } };
+}
+
+const sale = (overrides: Partial<SaleFields> = {}) => validSale(overrides) as unknown as SaleFields;
+const stats = async () => (await control<Stats>(sandbox.url, "GET", "stats")).body;
+
+describe("token lifecycle", () => {
+  it("makes one token request for 1,000 sequential sales", async () => {
+    const client = createPartnerApiClient(configFor(), collectingLog());
+    for (let index = 0; index < 1000; index++) {
+      const outcome = await client.submitSale(sale());
+      if (outcome.status !== "accepted") throw new Error(`sale ${index}: ${JSON.stringify(outcome)}`);
+    }
+    expect(await stats()).toMatchObject({ tokenRequests: 1, tokensIssued: 1, salesAccepted: 1000 });
+  });
+
+  it("makes one token request for 200 concurrent first calls on a cold cache", async () => {
+    const client = createPartnerApiClient(configFor(), collectingLog());
+    const outcomes = await Promise.all(Array.from({ length: 200 }, () => client.submitSale(sale())));
+    expect(outcomes.every((outcome) => outcome.status === "accepted")).toBe(true);
+    expect(await stats()).toMatchObject({ tokenRequests: 1, salesAccepted: 200 });
+  });
+
+  it("renews a short-lived token before it expires, under steady traffic", async () => {
+    await control(sandbox.url, "POST", "token-lifetime", { seconds: 6 });
+    const client = createPartnerApiClient(configFor(), collectingLog());
+    const startedAt = Date.now();
+    let accepted = 0;
+    while (Date.now() - startedAt < 20_000) {
+      if ((await client.submitSale(sale())).status === "accepted") accepted++;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const { saleResponses, tokensIssued, saleRequests } = await stats();
+    expect(saleResponses["401"] ?? 0).toBe(0);
+    expect(accepted).toBe(saleRequests);
+    // Renewal at half of a 6 s lifetime: one token every 3 s over 20 s.
+    expect(tokensIssued).toBeGreaterThanOrEqual(6);
+    expect(tokensIssued).toBeLessThanOrEqual(8);
+  }, 40_000);
+
+  it("renews once and retries once when the upstream revoked the token", async () => {
+    const client = createPartnerApiClient(configFor(), collectingLog());
+    expect((await client.submitSale(sale())).status).toBe("accepted");
+    await control(sandbox.url, "POST", "reset");
+    await control(sandbox.url, "POST", "tokens/revoke");
+
+    expect((await client.submitSale(sale())).status).toBe("accepted");
+    expect(await stats()).toMatchObject({
+      tokenRequests: 1,
+      saleRequests: 2,
+      salesAccepted: 1,
+      saleResponses: { "401": 1, "200": 1 },
+    });
+  });
+
+  it("gives a typed configuration error for a wrong secret, backs off, and logs only the client id", async () => {
+    const { lines, log } = collectingLog();
+    const client = createPartnerApiClient(configFor({ clientSecret: "wrong-secret-value" }), { log });
+    const outcomes = [];
+    for (let index = 0; index < 5; index++) outcomes.push(await client.submitSale(sale()));
+
+    expect(outcomes).toEqual(Array(5).fill({ status: "failed", code: "partner_api.invalid_client" }));
+    expect(await stats()).toMatchObject({ tokenRequests: 1, saleRequests: 0 });
+    expect(client.tokenStatus()).toMatchObject({
+      cached: false,
+      lastExchange: { ok: false, code: "partner_api.invalid_client" },
+    });
+    const joined = lines.join("\n");
+    expect(joined).toContain("sandbox-client");
+    expect(joined).not.toContain("wrong-secret-value");
+    expect(lines.filter((line) => line.includes('"event":"partner_api.invalid_client"'))).toHaveLength(1);
+  });
+
+  it("reports the cached token's remaining life, never the token", async () => {
+    const client = createPartnerApiClient(configFor(), collectingLog());
+    expect(client.tokenStatus()).toEqual({ cached: false, expiresInSeconds: null, lastExchange: null });
+    await client.submitSale(sale());
+    const status = client.tokenStatus();
+    expect(status.cached).toBe(true);
+    expect(status.expiresInSeconds).toBeGreaterThan(3590);
+    expect(status.lastExchange?.ok).toBe(true);
+    expect(Object.keys(status).sort()).toEqual(["cached", "expiresInSeconds", "lastExchange"]);
+  });
+});
+
+describe("sale outcomes", () => {
+  it("sends exactly the documented request", async () => {
+    const client = createPartnerApiClient(configFor({ partnerSource: "Parceiro Exemplo" }), collectingLog());
+    const fields = sale({ customerDocument: "52998224725", externalId: "CRM-42", birthDate: "1990-05-17" });
+    expect(await client.submitSale(fields)).toEqual({
+      status: "accepted",
+      httpStatus: 200,
+      message: "Partner sale registered.",
+    });
+
+    const { body: requests } = await control<
+      { method: string; path: string; headers: Record<string, string>; rawBody: string }[]
+    >(sandbox.url, "GET", "requests");
+    expect(requests).toHaveLength(1);
+    const [request] = requests;
+    expect(request?.method).toBe("POST");
+    expect(request?.path).toBe("/core/financeiro/partnersale");
+    expect(request?.headers["content-type"]).toBe("application/json");
+    expect(request?.headers.authorization).toMatch(/^Bearer [A-Za-z0-9_-]{40,}$/);
+    expect(request?.rawBody).toBe(
+      '{"customerDocument":"52998224725","customerEmail":"maria.souza@example.com","customerPhone":"11987654321",' +
+        '"customerName":"Maria Conceição D\'Ávila","planId":"3f6c1a52-8d4e-4b7a-9c21-5e0f7a9d2b14",' +
+        '"partnerSource":"Parceiro Exemplo","externalId":"CRM-42","birthDate":"1990-05-17"}',
+    );
+  });
+
+  it("leaves empty optional fields out of the body", async () => {
+    const client = createPartnerApiClient(configFor(), collectingLog());
+    await client.submitSale(sale({ externalId: "", birthDate: undefined }));
+    const { body: requests } = await control<{ rawBody: string }[]>(sandbox.url, "GET", "requests");
+    expect(Object.keys(JSON.parse(requests[0]?.rawBody ?? "{}"))).toEqual([
+      "customerDocument",
+      "customerEmail",
+      "customerPhone",
+      "customerName",
+      "planId",
+    ]);
+  });
+
+  it("is unknown after a timeout, with exactly one POST received", async () => {
+    await control(sandbox.url, "POST", "faults", { kind: "timeout" });
+    const client = createPartnerApiClient(configFor({ timeoutMs: 300 }), collectingLog());
+    expect(await client.submitSale(sale())).toEqual({ status: "unknown", reason: "timeout" });
+    expect(await stats()).toMatchObject({ saleRequests: 1, tokenRequests: 1 });
+  });
+
+  it.each([
+    ["500", { status: "unknown", reason: "server-error", httpStatus: 500 }],
+    ["503", { status: "unknown", reason: "server-error", httpStatus: 503 }],
+    ["malformed", { status: "unknown", reason: "malformed-answer", httpStatus: 200 }],
+    ["html", { status: "unknown", reason: "server-error", httpStatus: 502 }],
+  ])("is unknown on a %s answer, without retrying", async (kind, expected) => {
+    await control(sandbox.url, "POST", "faults", { kind });
+    const client = createPartnerApiClient(configFor(), collectingLog());
+    expect(await client.submitSale(sale())).toEqual(expected);
+    expect((await stats()).saleRequests).toBe(1);
+  });
+
+  it("has failed, with nothing sent, when the upstream refuses the connection", async () => {
+    const closedPort = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as { port: number };
+        server.close(() => resolve(port));
+      });
+    });
+    const client = createPartnerApiClient(
+      configFor({ baseUrl: `http://127.0.0.1:${closedPort}` }),
+      collectingLog(),
+    );
+    expect(await client.submitSale(sale())).toEqual({
+      status: "failed",
+      code: "partner_api.token_unreachable",
+    });
+  });
+
+  it("has failed when the sale endpoint refuses the connection after a token was issued", async () => {
+    const client = createPartnerApiClient(configFor(), collectingLog());
+    await client.submitSale(sale());
+    const closed = await startSandbox();
+    const url = closed.url;
+    await closed.close();
+    const elsewhere = createPartnerApiClient(configFor({ baseUrl: url }), collectingLog());
+    expect(await elsewhere.submitSale(sale())).toMatchObject({ status: "failed" });
+  });
+
+  it("is rejected with the upstream message and the fields it names on 400", async () => {
+    const client = createPartnerApiClient(configFor(), collectingLog());
+    const outcome = await client.submitSale(
+      sale({ customerPhone: "11087654321", customerEmail: "sem-dominio@" }),
+    );
+    expect(outcome).toMatchObject({ status: "rejected", httpStatus: 400 });
+    expect(outcome.status === "rejected" && outcome.fields.sort()).toEqual([
+      "customerEmail",
+      "customerPhone",
+    ]);
+    expect(outcome.status === "rejected" && outcome.message).toMatch(/customerPhone/);
+  });
+
+  it("is rejected with the upstream message on 409 and 422", async () => {
+    const client = createPartnerApiClient(configFor(), collectingLog());
+    const first = sale();
+    await client.submitSale(first);
+    const duplicate = await client.submitSale(first);
+    expect(duplicate).toMatchObject({ status: "rejected", httpStatus: 409 });
+    expect(duplicate.status === "rejected" && duplicate.message).toMatch(/already/i);
+
+    const unknownPlan = await client.submitSale(sale({ planId: "00000000-0000-4000-8000-000000000000" }));
+    expect(unknownPlan).toMatchObject({ status: "rejected", httpStatus: 422 });
+    expect(unknownPlan.status === "rejected" && unknownPlan.message).toMatch(/plan/i);
+  });
+
+  it("treats a second 401 after a fresh token as a configuration failure", async () => {
+    const client = createPartnerApiClient(configFor(), collectingLog());
+    await client.submitSale(sale());
+    await control(sandbox.url, "POST", "reset");
+    // The renewed token lives 1 s and the sale endpoint takes 1.2 s to check it: refused twice in a row.
+    await control(sandbox.url, "POST", "tokens/revoke");
+    await control(sandbox.url, "POST", "token-lifetime", { seconds: 1 });
+    await control(sandbox.url, "POST", "latency", { ms: 1_200, target: "sale" });
+    const outcome = await client.submitSale(sale());
+    expect(outcome).toEqual({ status: "failed", code: "partner_api.unauthorized", httpStatus: 401 });
+    expect((await stats()).saleResponses["401"]).toBe(2);
+  });
+});
+
+describe("warm-up", () => {
+  it("obtains a token before the first sale and swallows failures", async () => {
+    const client = createPartnerApiClient(configFor(), collectingLog());
+    await client.warmUp();
+    expect(client.tokenStatus().cached).toBe(true);
+    await client.submitSale(sale());
+    expect(await stats()).toMatchObject({ tokenRequests: 1, salesAccepted: 1 });
+
+    const failing = createPartnerApiClient(configFor({ clientSecret: "not-the-secret" }), collectingLog());
+    await expect(failing.warmUp()).resolves.toBeUndefined();
+    expect(failing.tokenStatus().lastExchange).toMatchObject({
+      ok: false,
+      code: "partner_api.invalid_client",
+    });
+  });
+});

@@ -1,0 +1,194 @@
+import "server-only";
+import { AppError, type ErrorCode } from "@/lib/errors";
+import { log as defaultLog } from "@/lib/log";
+import { TokenSource, type TokenDependencies, type TokenEndpointConfig } from "./token";
+import {
+  PARTNER_SALE_FIELDS,
+  isSaleEnvelope,
+  type PartnerSaleField,
+  type PartnerSaleRequestBody,
+} from "./types";
+
+export interface PartnerApiConfig extends TokenEndpointConfig {
+  salePath: string;
+  partnerSource: string | undefined;
+}
+
+/** A validated sale in the form the upstream takes ("sent as"); `partnerSource` comes from configuration. */
+export type SaleFields = Omit<PartnerSaleRequestBody, "partnerSource">;
+
+export type SaleOutcome =
+  | { status: "accepted"; httpStatus: number; message: string }
+  | { status: "rejected"; httpStatus: number; message: string; fields: PartnerSaleField[] }
+  /** Nothing was sent, or the upstream refused us before looking at the sale: safe to submit again. */
+  | {
+      status: "failed";
+      code: ErrorCode | "partner_api.unreachable" | "partner_api.unauthorized";
+      httpStatus?: number;
+    }
+  /** The sale was sent and no trustworthy answer came back: it may exist upstream. Never retried. */
+  | {
+      status: "unknown";
+      reason: "timeout" | "connection-lost" | "server-error" | "malformed-answer";
+      httpStatus?: number;
+    };
+
+// Errors that prove the request never left this machine.
+const NOTHING_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+function errorCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+export function buildSaleBody(sale: SaleFields, partnerSource: string | undefined): PartnerSaleRequestBody {
+  const body: PartnerSaleRequestBody = {
+    customerDocument: sale.customerDocument,
+    customerEmail: sale.customerEmail,
+    customerPhone: sale.customerPhone,
+    customerName: sale.customerName,
+    planId: sale.planId,
+  };
+  if (partnerSource) body.partnerSource = partnerSource;
+  if (sale.externalId) body.externalId = sale.externalId;
+  if (sale.birthDate) body.birthDate = sale.birthDate;
+  return body;
+}
+
+/** The upstream names invalid fields in its message; pick out the ones it mentions. */
+export function fieldsNamedIn(message: string): PartnerSaleField[] {
+  return PARTNER_SALE_FIELDS.filter((field) => new RegExp(`\\b${field}\\b`, "i").test(message));
+}
+
+export interface PartnerApiClient {
+  submitSale(sale: SaleFields, context?: { submissionId?: string }): Promise<SaleOutcome>;
+  /** Obtains a token ahead of the first sale; failures are logged by the token source and retried later. */
+  warmUp(): Promise<void>;
+  tokenStatus: TokenSource["status"];
+}
+
+export function createPartnerApiClient(
+  config: PartnerApiConfig,
+  overrides: Partial<TokenDependencies> = {},
+): PartnerApiClient {
+  const deps: TokenDependencies = {
+    fetch: (...args) => globalThis.fetch(...args),
+    now: Date.now,
+    random: Math.random,
+    log: defaultLog,
+    ...overrides,
+  };
+  const tokens = new TokenSource(config, deps);
+  const saleUrl = `${config.baseUrl}${config.salePath}`;
+
+  type Attempt =
+    { kind: "answered"; response: Response; token: string } | { kind: "outcome"; outcome: SaleOutcome };
+
+  async function post(body: string): Promise<Attempt> {
+    let token: string;
+    try {
+      token = await tokens.getToken();
+    } catch (error) {
+      if (error instanceof AppError)
+        return { kind: "outcome", outcome: { status: "failed", code: error.code } };
+      throw error;
+    }
+    try {
+      const response = await deps.fetch(saleUrl, {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          Accept: "application/json",
+          Authorization: `Bearer ${token}`,
+        },
+        body,
+        cache: "no-store",
+        signal: AbortSignal.timeout(config.timeoutMs),
+      });
+      return { kind: "answered", response, token };
+    } catch (error) {
+      if (error instanceof DOMException && error.name === "TimeoutError") {
+        return { kind: "outcome", outcome: { status: "unknown", reason: "timeout" } };
+      }
+      const code = errorCode(error);
+      if (code && NOTHING_SENT_CODES.has(code)) {
+        return { kind: "outcome", outcome: { status: "failed", code: "partner_api.unreachable" } };
+      }
+      return { kind: "outcome", outcome: { status: "unknown", reason: "connection-lost" } };
+    }
+  }
+
+  async function interpret(response: Response): Promise<SaleOutcome> {
+    const httpStatus = response.status;
+    let envelope: unknown;
+    try {
+      envelope = await response.json();
+    } catch {
+      envelope = undefined;
+    }
+    if (httpStatus >= 500) return { status: "unknown", reason: "server-error", httpStatus };
+    if (!isSaleEnvelope(envelope)) return { status: "unknown", reason: "malformed-answer", httpStatus };
+    const message = typeof envelope.message === "string" ? envelope.message : "";
+    if (response.ok && envelope.success && envelope.data) return { status: "accepted", httpStatus, message };
+    if (response.ok || (httpStatus >= 400 && httpStatus < 500)) {
+      return { status: "rejected", httpStatus, message, fields: fieldsNamedIn(message) };
+    }
+    return { status: "unknown", reason: "malformed-answer", httpStatus };
+  }
+
+  async function submitSale(sale: SaleFields, context: { submissionId?: string } = {}): Promise<SaleOutcome> {
+    const startedAt = deps.now();
+    const body = JSON.stringify(buildSaleBody(sale, config.partnerSource));
+    let attempt = await post(body);
+    if (attempt.kind === "answered" && attempt.response.status === 401) {
+      // A refused token (revoked, or expired early) says nothing about the sale: renew once, retry once.
+      await attempt.response.body?.cancel();
+      tokens.invalidate(attempt.token);
+      attempt = await post(body);
+      if (attempt.kind === "answered" && attempt.response.status === 401) {
+        await attempt.response.body?.cancel();
+        deps.log.error("partner_api.sale_unauthorized", {
+          submissionId: context.submissionId,
+          clientId: config.clientId,
+          action:
+            "A fresh token was refused by the sale endpoint: check PARTNER_SALE_PATH and the client's rights.",
+        });
+        attempt = {
+          kind: "outcome",
+          outcome: { status: "failed", code: "partner_api.unauthorized", httpStatus: 401 },
+        };
+      }
+    }
+    const outcome = attempt.kind === "outcome" ? attempt.outcome : await interpret(attempt.response);
+    deps.log.info("partner_api.sale", {
+      submissionId: context.submissionId,
+      status: outcome.status,
+      httpStatus: "httpStatus" in outcome ? (outcome.httpStatus ?? null) : null,
+      detail:
+        outcome.status === "failed" ? outcome.code : outcome.status === "unknown" ? outcome.reason : null,
+      durationMs: deps.now() - startedAt,
+    });
+    return outcome;
+  }
+
+  return {
+    submitSale,
+    warmUp: () =>
+      tokens.getToken().then(
+        () => undefined,
+        () => undefined,
+      ),
+    tokenStatus: () => tokens.status(),
+  };
+}
