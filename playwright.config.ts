@@ -1,11 +1,8 @@
 import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
+import { E2E_DATA_DIR, E2E_PORTS } from "./e2e/support/environment";
 
-const APP_PORT = 3210;
-const SANDBOX_PORT = 4210;
 const SYSTEM_CHROMIUM = "/usr/bin/chromium";
-
-export const e2ePorts = { app: APP_PORT, sandbox: SANDBOX_PORT } as const;
 
 export default defineConfig({
   testDir: "e2e",
@@ -20,7 +17,7 @@ export default defineConfig({
     ["json", { outputFile: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ?? ".reports/playwright.json" }],
   ],
   use: {
-    baseURL: `http://localhost:${APP_PORT}`,
+    baseURL: `http://localhost:${E2E_PORTS.app}`,
     locale: "pt-BR",
     timezoneId: "America/Sao_Paulo",
     trace: "retain-on-failure",
@@ -49,16 +46,16 @@ export default defineConfig({
   ],
   webServer: {
     command: "node_modules/.bin/tsx scripts/start.ts",
-    url: `http://localhost:${APP_PORT}/api/health`,
+    url: `http://localhost:${E2E_PORTS.app}/api/health`,
     reuseExistingServer: false,
     timeout: 240_000,
     stdout: "pipe",
     stderr: "pipe",
     env: {
       NEXT_TELEMETRY_DISABLED: "1",
-      PORT: String(APP_PORT),
-      SANDBOX_PORT: String(SANDBOX_PORT),
-      DATA_DIR: ".data/e2e",
+      PORT: String(E2E_PORTS.app),
+      SANDBOX_PORT: String(E2E_PORTS.sandbox),
+      DATA_DIR: E2E_DATA_DIR,
       PARTNER_API_BASE_URL: "",
       DATABASE_URL: "",
     },

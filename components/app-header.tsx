@@ -1,9 +1,11 @@
 import Link from "next/link";
+import { signOutAction } from "@/app/(auth)/actions";
+import type { SessionAgent } from "@/lib/dal/session";
 
-export function AppHeader() {
+export function AppHeader({ agent }: { agent: SessionAgent | null }) {
   return (
     <header className="border-b border-slate-200 bg-white">
-      <div className="mx-auto flex max-w-3xl items-center justify-between gap-4 px-4 py-3">
+      <div className="mx-auto flex max-w-3xl flex-wrap items-center justify-between gap-x-4 gap-y-2 px-4 py-3">
         <Link href="/" className="flex items-center gap-2 font-semibold text-brand-800">
           <svg aria-hidden="true" viewBox="0 0 32 32" className="size-7">
             <rect width="32" height="32" rx="7" fill="currentColor" />
@@ -18,11 +20,24 @@ export function AppHeader() {
           </svg>
           Partner Sales
         </Link>
-        <nav aria-label="Principal" className="flex gap-4 text-sm">
-          <Link href="/" className="text-slate-700 hover:text-brand-700">
-            Nova venda
-          </Link>
-        </nav>
+        {agent ? (
+          <div className="flex items-center gap-4 text-sm">
+            <nav aria-label="Principal" className="flex gap-4">
+              <Link href="/" className="text-slate-700 hover:text-brand-700">
+                Nova venda
+              </Link>
+            </nav>
+            <span className="text-slate-500" title={agent.email}>
+              {agent.name}
+              {agent.role === "supervisor" ? " · supervisão" : ""}
+            </span>
+            <form action={signOutAction}>
+              <button type="submit" className="font-medium text-brand-700 hover:underline">
+                Sair
+              </button>
+            </form>
+          </div>
+        ) : null}
       </div>
     </header>
   );

@@ -1,7 +1,9 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
+import { DEMO_AGENT } from "./support/environment";
 
-test("the home page is the app, in Portuguese, with its header", async ({ page }) => {
+test("the home page is the app, in Portuguese, with its header", async ({ page, signInPage }) => {
   await page.goto("/");
+  await signInPage.signIn(DEMO_AGENT.email, DEMO_AGENT.password);
   await expect(page).toHaveTitle(/Nova venda · Partner Sales/);
   await expect(page.locator("html")).toHaveAttribute("lang", "pt-BR");
   await expect(page.getByRole("banner").getByRole("link", { name: "Partner Sales" })).toBeVisible();

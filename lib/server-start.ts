@@ -1,27 +1,40 @@
 import "server-only";
+import { seedDemoAccounts } from "./auth/demo-accounts";
 import { ConfigError } from "./config/parse";
+import { getDb } from "./db";
 import { getConfig } from "./env";
 import { log } from "./log";
 import { partnerApi } from "./partner-api";
 
-/** Runs once when the Next.js server boots: a wrong configuration stops it with one clear line. */
+function stop(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
+
+/** Runs once when the Next.js server boots: configuration, database and upstream are checked before traffic. */
 export async function startServer(): Promise<void> {
+  let config;
   try {
-    const config = getConfig();
-    log.info("server.config", {
-      mode: config.mode,
-      upstream: config.partnerApi.baseUrl,
-      clientId: config.partnerApi.clientId,
-      plans: config.plans?.length ?? 0,
-      database: config.databaseUrl ? "postgresql" : "pglite",
-    });
-    // A wrong credential shows up in the operator's log at deploy time, not at the first customer's sale.
-    void partnerApi().warmUp();
+    config = getConfig();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`Configuration error: ${error.message}\n`);
-      process.exit(1);
-    }
+    if (error instanceof ConfigError) stop(`Configuration error: ${error.message}`);
     throw error;
   }
+  log.info("server.config", {
+    mode: config.mode,
+    upstream: config.partnerApi.baseUrl,
+    clientId: config.partnerApi.clientId,
+    plans: config.plans?.length ?? 0,
+    database: config.databaseUrl ? "postgresql" : "pglite",
+  });
+
+  try {
+    const db = await getDb();
+    if (config.mode === "sandbox") await seedDemoAccounts(db);
+  } catch (error) {
+    stop(`Database error: ${error instanceof Error ? error.message : String(error)}`);
+  }
+
+  // A wrong credential shows up in the operator's log at deploy time, not at the first customer's sale.
+  void partnerApi().warmUp();
 }

@@ -4,6 +4,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { startSandbox } from "@/sandbox/test-support";
 
 const root = join(import.meta.dirname, "..");
 const tsx = join(root, "node_modules/.bin/tsx");
@@ -32,6 +33,14 @@ describe("npm start", () => {
     ["PLANS_FILE", { PLANS_FILE: join(root, "package.json") }],
     ["PLANS_FILE", { PLANS_FILE: "/nonexistent/plans.json" }],
     ["PARTNER_CLIENT_ID", { PARTNER_API_BASE_URL: "https://provider.example" }],
+    [
+      "AUTH_SECRET",
+      {
+        PARTNER_API_BASE_URL: "https://provider.example",
+        PARTNER_CLIENT_ID: "id",
+        PARTNER_CLIENT_SECRET: "secret",
+      },
+    ],
   ])("refuses a wrong %s with one clear line", (variable, env) => {
     const result = startWith(env);
     expect(result.status).toBe(1);
@@ -42,49 +51,26 @@ describe("npm start", () => {
   });
 
   it("serves the app against the sandbox and logs no secret or token", async () => {
-    const [port, sandboxPort] = [await freePort(), await freePort()];
     const secret = "sentinel-client-secret-4f1c9a";
-    const child = spawn(tsx, ["scripts/start.ts"], {
-      cwd: root,
-      env: {
-        ...process.env,
-        PARTNER_API_BASE_URL: "",
-        PORT: String(port),
-        SANDBOX_PORT: String(sandboxPort),
-        PARTNER_CLIENT_SECRET: secret,
-        DATA_DIR: mkdtempSync(join(tmpdir(), "partner-sales-start-")),
-      },
-    });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    const app = await startApp({ PARTNER_CLIENT_SECRET: secret });
+    let output: string;
     try {
-      const deadline = Date.now() + 180_000;
-      while (!output.includes("Press Ctrl-C to stop.") && Date.now() < deadline && child.exitCode === null) {
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-      expect(output).toContain(`Partner Sales is running on http://localhost:${port}`);
-      expect(output).toContain(
-        `Sandbox upstream (stand-in for the provider) on http://127.0.0.1:${sandboxPort}`,
+      expect(app.output()).toContain(`Partner Sales is running on ${app.url}`);
+      expect(app.output()).toContain(
+        `Sandbox upstream (stand-in for the provider) on http://127.0.0.1:${app.sandboxPort}`,
       );
+      expect(app.output()).toContain("agente@demo.local");
 
-      const page = await fetch(`http://localhost:${port}/`);
+      const page = await fetch(`${app.url}/sign-in`);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain("Partner Sales");
       // The app obtains a token at boot, so the exchange's log lines are part of what is checked below.
-      let health: { upstream: { tokenCached: boolean } } | undefined;
-      for (let attempt = 0; attempt < 50 && !health?.upstream.tokenCached; attempt++) {
-        health = await (await fetch(`http://localhost:${port}/api/health`)).json();
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(health?.upstream.tokenCached).toBe(true);
-      const stats = await (await fetch(`http://127.0.0.1:${sandboxPort}/__sandbox/stats`)).json();
+      expect((await waitForToken(app.url)).upstream.tokenCached).toBe(true);
+      const stats = await (await fetch(`http://127.0.0.1:${app.sandboxPort}/__sandbox/stats`)).json();
       expect(stats.tokensIssued).toBe(1);
     } finally {
-      child.kill("SIGINT");
+      output = await app.stop();
     }
-    expect(await exited).toBe(0);
 
     const logLines = output.split("\n").filter((line) => line.startsWith("{"));
     expect(logLines.some((line) => line.includes('"event":"partner_api.token_issued"'))).toBe(true);
@@ -92,4 +78,70 @@ describe("npm start", () => {
     // Sandbox tokens are 43+ characters of base64url; nothing that long may appear in any log line.
     for (const line of logLines) expect(line).not.toMatch(/[A-Za-z0-9_-]{40,}/);
   }, 240_000);
+
+  it("in live mode starts no sandbox and creates no demo account", async () => {
+    const upstream = await startSandbox({ clientId: "live-client", clientSecret: "live-secret" });
+    const app = await startApp({
+      PARTNER_API_BASE_URL: upstream.url,
+      PARTNER_CLIENT_ID: "live-client",
+      PARTNER_CLIENT_SECRET: "live-secret",
+      AUTH_SECRET: "a-live-auth-secret-with-32-characters-or-more",
+    });
+    try {
+      expect(app.output()).toContain(`Upstream: ${upstream.url}`);
+      expect(app.output()).not.toContain("Demo accounts");
+      expect((await waitForToken(app.url)).upstream).toMatchObject({ mode: "live", tokenCached: true });
+      const agents = spawnSync(tsx, ["--conditions=react-server", "scripts/agents.ts", "list"], {
+        cwd: root,
+        encoding: "utf8",
+        env: { ...process.env, ...app.env },
+      });
+      expect(agents.stdout).toBe("No agents yet.\n");
+    } finally {
+      await app.stop();
+      await upstream.close();
+    }
+  }, 240_000);
 });
+
+async function waitForToken(url: string): Promise<{ upstream: { tokenCached: boolean; mode: string } }> {
+  let health: { upstream: { tokenCached: boolean; mode: string } } | undefined;
+  for (let attempt = 0; attempt < 50 && !health?.upstream.tokenCached; attempt++) {
+    health = await (await fetch(`${url}/api/health`)).json();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return health!;
+}
+
+/** `npm start` on free ports with its own DATA_DIR; resolves once the banner is printed. */
+async function startApp(overrides: Record<string, string>) {
+  const [port, sandboxPort] = [await freePort(), await freePort()];
+  const env = {
+    PARTNER_API_BASE_URL: "",
+    DATABASE_URL: "",
+    PORT: String(port),
+    SANDBOX_PORT: String(sandboxPort),
+    DATA_DIR: mkdtempSync(join(tmpdir(), "partner-sales-start-")),
+    ...overrides,
+  };
+  const child = spawn(tsx, ["scripts/start.ts"], { cwd: root, env: { ...process.env, ...env } });
+  let output = "";
+  child.stdout.on("data", (chunk) => (output += chunk));
+  child.stderr.on("data", (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+  const deadline = Date.now() + 180_000;
+  while (!output.includes("Press Ctrl-C to stop.") && Date.now() < deadline && child.exitCode === null) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return {
+    url: `http://localhost:${port}`,
+    sandboxPort,
+    env,
+    output: () => output,
+    async stop() {
+      child.kill("SIGINT");
+      expect(await exited).toBe(0);
+      return output;
+    },
+  };
+}

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import nextEnv from "@next/env";
+import { DEMO_ACCOUNTS, DEMO_PASSWORD } from "../lib/auth/demo-account-list";
 import { ConfigError, parseConfig, type Config } from "../lib/config/parse";
 import { createSandbox, type Sandbox } from "../sandbox/server";
 import { buildIfNeeded } from "./build-if-needed";
@@ -99,6 +100,13 @@ async function main() {
     config.mode === "sandbox"
       ? `  Sandbox upstream (stand-in for the provider) on ${sandboxUrl}`
       : `  Upstream: ${config.partnerApi.baseUrl}`,
+    ...(config.mode === "sandbox"
+      ? [
+          "",
+          `  Demo accounts (password ${DEMO_PASSWORD}):`,
+          ...DEMO_ACCOUNTS.map((account) => `    ${account.email.padEnd(24)} ${account.role}`),
+        ]
+      : []),
     "",
     "  Press Ctrl-C to stop.",
     "",

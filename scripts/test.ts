@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildIfNeeded } from "./build-if-needed";
 import { ensureBrowser } from "./ensure-browser";
+import { startTestPostgres, type TestPostgres } from "./test-postgres";
 
 const root = join(import.meta.dirname, "..");
 const reports = join(root, ".reports");
@@ -51,16 +52,28 @@ function readJson<T>(path: string): T | undefined {
   }
 }
 
-function vitest() {
+async function vitest() {
   heading("unit and integration tests (Vitest)");
+  let postgres: TestPostgres | undefined;
+  try {
+    postgres = await startTestPostgres();
+  } catch (error) {
+    console.error((error as Error).message);
+  }
+  if (!postgres && process.env.CI) {
+    results.push({ name: "vitest", passed: 0, failed: 1, skipped: 0, note: "CI needs PostgreSQL" });
+    return;
+  }
   const output = join(reports, "vitest.json");
   rmSync(output, { force: true });
-  const status = run(bin("vitest"), [
-    "run",
-    "--reporter=default",
-    "--reporter=json",
-    `--outputFile=${output}`,
-  ]);
+  const stopPostgres = () => postgres?.stop();
+  process.once("SIGINT", stopPostgres).once("SIGTERM", stopPostgres);
+  const status = run(
+    bin("vitest"),
+    ["run", "--reporter=default", "--reporter=json", `--outputFile=${output}`],
+    postgres ? { TEST_DATABASE_URL: postgres.url } : {},
+  );
+  postgres?.stop();
   const report = readJson<{ numPassedTests: number; numFailedTests: number; numPendingTests: number }>(
     output,
   );
@@ -111,8 +124,8 @@ check("build (next build)", () => {
   buildIfNeeded(root);
   return existsSync(join(root, ".next/BUILD_ID"));
 });
-check("type-check (tsc)", () => run(bin("tsc"), ["--noEmit"]) === 0);
-vitest();
+check("type-check (tsc)", () => run(bin("next"), ["typegen"]) === 0 && run(bin("tsc"), ["--noEmit"]) === 0);
+await await vitest();
 playwright();
 
 heading("summary");

@@ -1,10 +1,12 @@
 import type { ReactNode } from "react";
 import { AppHeader } from "@/components/app-header";
+import { verifySession } from "@/lib/dal/session";
 
-export default function SalesLayout({ children }: { children: ReactNode }) {
+export default async function SalesLayout({ children }: { children: ReactNode }) {
+  const agent = await verifySession();
   return (
     <>
-      <AppHeader />
+      <AppHeader agent={agent} />
       <main className="mx-auto max-w-3xl px-4 py-8">{children}</main>
     </>
   );

@@ -1,10 +1,12 @@
 import type { Metadata } from "next";
 import { listPlans } from "@/lib/dal/plans";
+import { requireAgent } from "@/lib/dal/session";
 
 export const metadata: Metadata = { title: "Nova venda" };
 export const dynamic = "force-dynamic";
 
-export default function NewSalePage() {
+export default async function NewSalePage() {
+  await requireAgent("/");
   const plans = listPlans();
   return (
     <section aria-labelledby="new-sale-title" className="space-y-6">

@@ -1,0 +1,63 @@
+"use client";
+
+import { useActionState, useEffect, useRef } from "react";
+import { signInAction } from "../../actions";
+import { FormField, inputClassName } from "@/components/ui/form-field";
+import { INITIAL_ACTION_STATE } from "@/lib/action-state";
+
+export function SignInForm({ callbackUrl }: { callbackUrl: string }) {
+  const [state, formAction, pending] = useActionState(signInAction, INITIAL_ACTION_STATE);
+  const fieldErrors = state.ok ? {} : state.fieldErrors;
+  const typedEmail = state.ok ? "" : (state.values?.email ?? "");
+  const passwordRef = useRef<HTMLInputElement>(null);
+
+  // After a refused attempt the e-mail stays and the password is asked again.
+  useEffect(() => {
+    if (state.message && typedEmail) passwordRef.current?.focus();
+  }, [state, typedEmail]);
+
+  return (
+    <form action={formAction} noValidate className="space-y-4">
+      <input type="hidden" name="callbackUrl" value={callbackUrl} />
+      {state.message ? (
+        <p role="alert" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+          {state.message}
+        </p>
+      ) : null}
+      <FormField id="email" label="E-mail" error={fieldErrors.email}>
+        {(control) => (
+          <input
+            {...control}
+            name="email"
+            type="email"
+            defaultValue={typedEmail}
+            autoComplete="username"
+            autoFocus
+            required
+            className={inputClassName}
+          />
+        )}
+      </FormField>
+      <FormField id="password" label="Senha" error={fieldErrors.password}>
+        {(control) => (
+          <input
+            {...control}
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            ref={passwordRef}
+            required
+            className={inputClassName}
+          />
+        )}
+      </FormField>
+      <button
+        type="submit"
+        disabled={pending}
+        className="w-full rounded-md bg-brand-700 px-4 py-2 font-medium text-white hover:bg-brand-800 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-600 focus-visible:ring-offset-2 disabled:opacity-70"
+      >
+        {pending ? "Entrando…" : "Entrar"}
+      </button>
+    </form>
+  );
+}

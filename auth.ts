@@ -1,0 +1,104 @@
+import NextAuth, { CredentialsSignin, type DefaultSession } from "next-auth";
+import Credentials from "next-auth/providers/credentials";
+import { z } from "zod";
+import { resolveAuthSecret } from "@/lib/auth/secret";
+import { authenticateAgent } from "@/lib/auth/sign-in";
+import { getDb } from "@/lib/db";
+import type { AgentRole } from "@/lib/db/schema";
+import { getConfig } from "@/lib/env";
+import { log } from "@/lib/log";
+
+declare module "next-auth" {
+  interface User {
+    role: AgentRole;
+  }
+  interface Session {
+    user: { id: string; role: AgentRole } & DefaultSession["user"];
+    /** When the agent signed in (ms): sessions older than the agent's `sessionsValidFrom` are refused. */
+    authTime: number;
+  }
+}
+
+declare module "@auth/core/jwt" {
+  interface JWT {
+    role?: AgentRole;
+    authTime?: number;
+  }
+}
+
+export const SESSION_MAX_AGE_SECONDS = 12 * 60 * 60;
+
+/** The code carries the wait, so the sign-in page can say how long (it holds nothing sensitive). */
+export class AccountLockedError extends CredentialsSignin {
+  constructor(retryAfterSeconds: number) {
+    super();
+    this.code = `locked:${retryAfterSeconds}`;
+  }
+}
+
+const credentialsSchema = z.object({
+  email: z.string().trim().min(1).max(254),
+  password: z.string().min(1).max(256),
+});
+
+// Next appends the peer address to X-Forwarded-For; entries to its left are whatever the client sent.
+function clientAddress(request: Request): string {
+  const forwarded = request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim();
+  return forwarded || "unknown";
+}
+
+export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
+  secret: resolveAuthSecret(getConfig()),
+  trustHost: true,
+  session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
+  pages: { signIn: "/sign-in", error: "/sign-in" },
+  providers: [
+    Credentials({
+      credentials: { email: { label: "E-mail" }, password: { label: "Senha", type: "password" } },
+      async authorize(raw, request) {
+        const parsed = credentialsSchema.safeParse(raw);
+        if (!parsed.success) return null;
+        const result = await authenticateAgent(await getDb(), {
+          ...parsed.data,
+          address: clientAddress(request),
+        });
+        if (result.ok) {
+          const { agent } = result;
+          log.info("auth.sign_in", { agentId: agent.id });
+          return { id: agent.id, name: agent.name, email: agent.email, role: agent.role };
+        }
+        log.warn("auth.sign_in_refused", { reason: result.reason });
+        if (result.reason === "locked") throw new AccountLockedError(result.retryAfterSeconds);
+        return null;
+      },
+    }),
+  ],
+  callbacks: {
+    jwt({ token, user }) {
+      if (user?.id) {
+        token.sub = user.id;
+        token.role = user.role;
+        token.authTime = Date.now();
+      }
+      return token;
+    },
+    session({ session, token }) {
+      if (token.sub) session.user.id = token.sub;
+      if (token.role) session.user.role = token.role;
+      session.authTime = token.authTime ?? 0;
+      return session;
+    },
+  },
+  logger: {
+    // Auth.js logs failed credentials as errors with their stack; one JSON line without details is enough.
+    error(error) {
+      const type = "type" in error && typeof error.type === "string" ? error.type : error.name;
+      if (type === "CredentialsSignin") return;
+      log.error("auth.error", { error: type });
+    },
+    warn(code) {
+      log.warn("auth.warning", { code });
+    },
+    debug() {},
+  },
+}));

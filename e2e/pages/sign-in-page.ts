@@ -1,0 +1,30 @@
+import { expect, type Page } from "@playwright/test";
+
+export class SignInPage {
+  constructor(readonly page: Page) {}
+
+  readonly email = () => this.page.getByLabel("E-mail");
+  readonly password = () => this.page.getByLabel("Senha");
+  readonly submit = () => this.page.getByRole("button", { name: "Entrar" });
+  // Within the page, not Next's route announcer, which is also an alert.
+  readonly alert = () => this.page.getByRole("main").getByRole("alert");
+
+  async goto() {
+    await this.page.goto("/sign-in");
+  }
+
+  async signIn(email: string, password: string) {
+    await this.email().fill(email);
+    await this.password().fill(password);
+    // Wait for the server action's answer, so repeated attempts never overlap.
+    await Promise.all([
+      this.page.waitForResponse((response) => response.request().method() === "POST"),
+      this.submit().click(),
+    ]);
+  }
+
+  async expectShown() {
+    await expect(this.page).toHaveURL(/\/sign-in/);
+    await expect(this.submit()).toBeVisible();
+  }
+}

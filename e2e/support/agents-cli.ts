@@ -1,0 +1,52 @@
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import { E2E_DATA_DIR } from "./environment";
+
+const root = join(import.meta.dirname, "../..");
+
+/** Runs `npm run agents -- …` against the running e2e app's data directory (through its socket). */
+export function agentsCli(
+  args: string[],
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(
+    join(root, "node_modules/.bin/tsx"),
+    ["--conditions=react-server", "scripts/agents.ts", ...args],
+    {
+      cwd: root,
+      env: { ...process.env, PARTNER_API_BASE_URL: "", DATABASE_URL: "", DATA_DIR: E2E_DATA_DIR },
+    },
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => (stdout += chunk));
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
+}
+
+export interface TestAgent {
+  email: string;
+  password: string;
+  name: string;
+}
+
+export async function createAgent(role: "agent" | "supervisor" = "agent"): Promise<TestAgent> {
+  const agent = {
+    email: `e2e-${randomUUID().slice(0, 8)}@example.com`,
+    password: "senha-de-teste-123",
+    name: "Agente Teste",
+  };
+  const result = await agentsCli([
+    "add",
+    "--email",
+    agent.email,
+    "--name",
+    agent.name,
+    "--role",
+    role,
+    "--password",
+    agent.password,
+  ]);
+  if (result.status !== 0) throw new Error(`agents add failed: ${result.stderr}`);
+  return agent;
+}

@@ -1,0 +1,40 @@
+import "server-only";
+import type { Route } from "next";
+import { redirect } from "next/navigation";
+import { cache } from "react";
+import { auth } from "@/auth";
+import { getDb } from "@/lib/db";
+import { findAgentById } from "@/lib/db/queries/agents";
+import type { AgentRole } from "@/lib/db/schema";
+
+export interface SessionAgent {
+  id: string;
+  name: string;
+  email: string;
+  role: AgentRole;
+}
+
+/**
+ * The one real session check, once per request: a valid session cookie is not enough, the agent must still
+ * exist, be enabled, and not have had its sessions ended (disable, password reset) since signing in.
+ */
+export const verifySession = cache(async (): Promise<SessionAgent | null> => {
+  const session = await auth();
+  const agentId = session?.user?.id;
+  if (!agentId) return null;
+  const agent = await findAgentById(await getDb(), agentId);
+  if (!agent || agent.disabledAt || session.authTime < agent.sessionsValidFrom.getTime()) return null;
+  return { id: agent.id, name: agent.name, email: agent.email, role: agent.role };
+});
+
+/** Safe return paths only: a local path, never `//host` or an absolute URL. */
+export function safeReturnPath(value: unknown, fallback = "/"): string {
+  return typeof value === "string" && /^\/(?![/\\])/.test(value) ? value : fallback;
+}
+
+/** For pages: the signed-in agent, or a redirect to the sign-in page that comes back here. */
+export async function requireAgent(returnTo: string): Promise<SessionAgent> {
+  const agent = await verifySession();
+  if (!agent) redirect(`/sign-in?callbackUrl=${encodeURIComponent(safeReturnPath(returnTo))}` as Route);
+  return agent;
+}

@@ -1,0 +1,76 @@
+import "server-only";
+import { asc, eq, sql } from "drizzle-orm";
+import type { Database } from "../connection";
+import { agents, type Agent, type AgentRole } from "../schema";
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export async function findAgentByEmail(db: Database, email: string): Promise<Agent | undefined> {
+  const [agent] = await db
+    .select()
+    .from(agents)
+    .where(eq(agents.email, normalizeEmail(email)))
+    .limit(1);
+  return agent;
+}
+
+export async function findAgentById(db: Database, id: string): Promise<Agent | undefined> {
+  const [agent] = await db.select().from(agents).where(eq(agents.id, id)).limit(1);
+  return agent;
+}
+
+export class AgentExistsError extends Error {
+  override readonly name = "AgentExistsError";
+}
+
+export async function insertAgent(
+  db: Database,
+  input: { email: string; name: string; role: AgentRole; passwordHash: string | null },
+): Promise<Agent> {
+  const [agent] = await db
+    .insert(agents)
+    .values({ ...input, email: normalizeEmail(input.email), name: input.name.trim() })
+    .onConflictDoNothing({ target: agents.email })
+    .returning();
+  if (!agent)
+    throw new AgentExistsError(`An agent with the e-mail ${normalizeEmail(input.email)} already exists.`);
+  return agent;
+}
+
+export function listAgents(db: Database): Promise<Agent[]> {
+  return db.select().from(agents).orderBy(asc(agents.email));
+}
+
+/** Disabling also ends every open session of the agent on its next request. */
+export async function setAgentDisabled(
+  db: Database,
+  email: string,
+  disabled: boolean,
+): Promise<Agent | undefined> {
+  const [agent] = await db
+    .update(agents)
+    .set(
+      disabled
+        ? { disabledAt: sql`now()`, sessionsValidFrom: sql`now()`, updatedAt: sql`now()` }
+        : { disabledAt: null, updatedAt: sql`now()` },
+    )
+    .where(eq(agents.email, normalizeEmail(email)))
+    .returning();
+  return agent;
+}
+
+/** A new password ends the sessions opened with the old one. */
+export async function setAgentPassword(
+  db: Database,
+  email: string,
+  passwordHash: string,
+): Promise<Agent | undefined> {
+  const [agent] = await db
+    .update(agents)
+    .set({ passwordHash, sessionsValidFrom: sql`now()`, updatedAt: sql`now()` })
+    .where(eq(agents.email, normalizeEmail(email)))
+    .returning();
+  return agent;
+}

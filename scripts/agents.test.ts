@@ -1,0 +1,132 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase, type DatabaseHandle } from "@/lib/db/connection";
+import { findAgentByEmail } from "@/lib/db/queries/agents";
+import { testDatabases } from "@/test/databases";
+
+const root = join(import.meta.dirname, "..");
+
+// Asynchronous on purpose: with PGlite, this test process serves the CLI's queries through its socket.
+function agentsCli(args: string[], env: Record<string, string>, input?: string) {
+  const child = spawn(
+    join(root, "node_modules/.bin/tsx"),
+    ["--conditions=react-server", "scripts/agents.ts", ...args],
+    {
+      cwd: root,
+      env: { ...process.env, PARTNER_API_BASE_URL: "", DATABASE_URL: "", ...env },
+      timeout: 60_000,
+    },
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk) => (stdout += chunk));
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  child.stdin.end(input ?? "");
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on("close", (status) => resolve({ status, stdout, stderr })),
+  );
+}
+
+describe.each(testDatabases)("agents CLI on $name, while the app holds the database", ({ open }) => {
+  let handle: DatabaseHandle & { databaseUrl?: string; dataDir: string };
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    // Opened as the app opens it: for PGlite that holds DATA_DIR and serves the CLI through its socket.
+    handle = await open();
+    env = { DATA_DIR: handle.dataDir, DATABASE_URL: handle.databaseUrl ?? "" };
+  });
+  afterAll(() => handle.close());
+
+  it("adds an agent with a generated password, printed once", async () => {
+    const result = await agentsCli(["add", "--email", "Joana@Example.com", "--name", "Joana Lima"], env);
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(
+      /^Added joana@example\.com {2}Joana Lima {2}agent {2}active\nPassword: \S{19}\n$/,
+    );
+    const agent = await findAgentByEmail(handle.db, "joana@example.com");
+    expect(agent?.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+  });
+
+  it("refuses a second agent with the same e-mail in another letter case", async () => {
+    const result = await agentsCli(["add", "--email", "JOANA@example.com", "--name", "Outra"], env);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("An agent with the e-mail joana@example.com already exists.");
+  });
+
+  it("adds a supervisor with a password from standard input", async () => {
+    const result = await agentsCli(
+      ["add", "--email", "sup@example.com", "--name", "Sup", "--role", "supervisor", "--password-stdin"],
+      env,
+      "a long enough password\n",
+    );
+    expect(result.status).toBe(0);
+    expect(result.stdout).not.toContain("Password:");
+    expect((await findAgentByEmail(handle.db, "sup@example.com"))?.role).toBe("supervisor");
+  });
+
+  it("lists, disables, enables and resets passwords", async () => {
+    expect((await agentsCli(["list"], env)).stdout).toBe(
+      "joana@example.com  Joana Lima  agent  active\nsup@example.com  Sup  supervisor  active\n",
+    );
+    expect((await agentsCli(["disable", "--email", "joana@example.com"], env)).status).toBe(0);
+    expect((await findAgentByEmail(handle.db, "joana@example.com"))?.disabledAt).toBeInstanceOf(Date);
+    expect((await agentsCli(["list"], env)).stdout).toContain(
+      "joana@example.com  Joana Lima  agent  disabled",
+    );
+    expect((await agentsCli(["enable", "--email", "joana@example.com"], env)).status).toBe(0);
+    expect((await findAgentByEmail(handle.db, "joana@example.com"))?.disabledAt).toBeNull();
+
+    const before = await findAgentByEmail(handle.db, "joana@example.com");
+    const reset = await agentsCli(
+      ["reset-password", "--email", "joana@example.com", "--password", "another password"],
+      env,
+    );
+    expect(reset.status).toBe(0);
+    const after = await findAgentByEmail(handle.db, "joana@example.com");
+    expect(after?.passwordHash).not.toBe(before?.passwordHash);
+  });
+
+  it.each([
+    [["add", "--name", "Sem e-mail"], "--email is required."],
+    [
+      ["add", "--email", "x@example.com", "--name", "X", "--role", "admin"],
+      '--role is "agent" or "supervisor".',
+    ],
+    [["add", "--email", "x@example.com", "--name", "X", "--password", "short"], "8 to 256 characters"],
+    [["disable", "--email", "nobody@example.com"], "No agent with the e-mail nobody@example.com."],
+    [["frobnicate"], 'Unknown command "frobnicate".'],
+  ])("explains a wrong call: %j", async (args, message) => {
+    const result = await agentsCli(args, env);
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(message);
+  });
+});
+
+describe("agents CLI and the embedded database's single-process rule", () => {
+  it("opens DATA_DIR itself when no app holds it, and releases it", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "partner-sales-cli-"));
+    expect(
+      (
+        await agentsCli(["add", "--email", "a@example.com", "--name", "A", "--password", "password123"], {
+          DATA_DIR: dataDir,
+        })
+      ).status,
+    ).toBe(0);
+    expect((await agentsCli(["list"], { DATA_DIR: dataDir })).stdout).toContain("a@example.com");
+    expect(readdirSync(dataDir)).not.toContain("pglite.lock");
+  });
+
+  it("refuses, saying what to do, when another live process holds DATA_DIR without a socket", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "partner-sales-cli-"));
+    const handle: DatabaseHandle = await openDatabase({ databaseUrl: undefined, dataDir, role: "tool" });
+    await handle.close();
+    writeFileSync(join(dataDir, "pglite.lock"), String(process.pid));
+    const result = await agentsCli(["list"], { DATA_DIR: dataDir });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(`Another process (pid ${process.pid}) is using the embedded database`);
+  });
+});

@@ -1,0 +1,161 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import nextEnv from "@next/env";
+import {
+  generatePassword,
+  hashPassword,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+} from "../lib/auth/password";
+import { ConfigError, parseConfig } from "../lib/config/parse";
+import { DataDirBusyError, openDatabase, type Database } from "../lib/db/connection";
+import {
+  AgentExistsError,
+  insertAgent,
+  listAgents,
+  setAgentDisabled,
+  setAgentPassword,
+} from "../lib/db/queries/agents";
+import type { Agent } from "../lib/db/schema";
+
+const USAGE = `Manage agent accounts.
+
+  npm run agents -- add --email E --name N [--role agent|supervisor] [--password P | --password-stdin]
+  npm run agents -- list
+  npm run agents -- disable --email E
+  npm run agents -- enable --email E
+  npm run agents -- reset-password --email E [--password P | --password-stdin]
+
+Without a password, add and reset-password generate one and print it once.
+Works while the app runs: with the embedded database it goes through the app's socket in DATA_DIR.`;
+
+class UsageError extends Error {}
+
+const root = join(import.meta.dirname, "..");
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function requireEmail(value: string | undefined): string {
+  if (!value) throw new UsageError("--email is required.");
+  if (!EMAIL.test(value.trim()) || value.length > 254)
+    throw new UsageError(`"${value}" is not an e-mail address.`);
+  return value;
+}
+
+function passwordFrom(values: { password?: string; "password-stdin"?: boolean }): {
+  password: string;
+  generated: boolean;
+} {
+  if (values.password !== undefined && values["password-stdin"]) {
+    throw new UsageError("Give --password or --password-stdin, not both.");
+  }
+  const given = values["password-stdin"] ? readFileSync(0, "utf8").replace(/\r?\n$/, "") : values.password;
+  if (given === undefined) return { password: generatePassword(), generated: true };
+  if (given.length < PASSWORD_MIN_LENGTH || given.length > PASSWORD_MAX_LENGTH) {
+    throw new UsageError(
+      `The password must have ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters.`,
+    );
+  }
+  return { password: given, generated: false };
+}
+
+function describe(agent: Agent): string {
+  const status = agent.disabledAt ? "disabled" : "active";
+  return `${agent.email}  ${agent.name}  ${agent.role}  ${status}`;
+}
+
+async function run(
+  command: string | undefined,
+  args: string[],
+  db: () => Promise<Database>,
+): Promise<string> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      email: { type: "string" },
+      name: { type: "string" },
+      role: { type: "string" },
+      password: { type: "string" },
+      "password-stdin": { type: "boolean" },
+    },
+    strict: true,
+  });
+
+  switch (command) {
+    case "add": {
+      const email = requireEmail(values.email);
+      const name = values.name?.trim();
+      if (!name) throw new UsageError("--name is required.");
+      const role = values.role ?? "agent";
+      if (role !== "agent" && role !== "supervisor")
+        throw new UsageError('--role is "agent" or "supervisor".');
+      const { password, generated } = passwordFrom(values);
+      const agent = await insertAgent(await db(), {
+        email,
+        name,
+        role,
+        passwordHash: await hashPassword(password),
+      });
+      return `Added ${describe(agent)}${generated ? `\nPassword: ${password}` : ""}`;
+    }
+    case "list": {
+      const agents = await listAgents(await db());
+      return agents.length ? agents.map(describe).join("\n") : "No agents yet.";
+    }
+    case "disable":
+    case "enable": {
+      const email = requireEmail(values.email);
+      const agent = await setAgentDisabled(await db(), email, command === "disable");
+      if (!agent) throw new UsageError(`No agent with the e-mail ${email}.`);
+      return `${command === "disable" ? "Disabled (open sessions end on their next request)" : "Enabled"}: ${describe(agent)}`;
+    }
+    case "reset-password": {
+      const email = requireEmail(values.email);
+      const { password, generated } = passwordFrom(values);
+      const agent = await setAgentPassword(await db(), email, await hashPassword(password));
+      if (!agent) throw new UsageError(`No agent with the e-mail ${email}.`);
+      return `New password set for ${agent.email}; open sessions ended.${generated ? `\nPassword: ${password}` : ""}`;
+    }
+    default:
+      throw new UsageError(command ? `Unknown command "${command}".` : "Missing command.");
+  }
+}
+
+async function main() {
+  const [command, ...args] = process.argv.slice(2);
+  if (!command || command === "help" || command === "--help") {
+    console.log(USAGE);
+    return;
+  }
+  nextEnv.loadEnvConfig(root, false, { info: () => {}, error: console.error });
+  let handle: Awaited<ReturnType<typeof openDatabase>> | undefined;
+  try {
+    const config = parseConfig(process.env, root);
+    const db = async () => {
+      handle ??= await openDatabase({
+        databaseUrl: config.databaseUrl,
+        dataDir: config.dataDir,
+        role: "tool",
+      });
+      return handle.db;
+    };
+    console.log(await run(command, args, db));
+  } catch (error) {
+    if (error instanceof UsageError || (error instanceof TypeError && "code" in error)) {
+      console.error(`${error.message}\n\n${USAGE}`);
+      process.exitCode = 2;
+    } else if (error instanceof ConfigError) {
+      console.error(`Configuration error: ${error.message}`);
+      process.exitCode = 1;
+    } else if (error instanceof DataDirBusyError || error instanceof AgentExistsError) {
+      console.error(error.message);
+      process.exitCode = 1;
+    } else {
+      throw error;
+    }
+  } finally {
+    await handle?.close();
+  }
+}
+
+await main();

@@ -1,0 +1,97 @@
+import { spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface TestPostgres {
+  url: string;
+  stop(): void;
+}
+
+const isRoot = process.getuid?.() === 0;
+
+function postgresBin(): string | undefined {
+  const base = "/usr/lib/postgresql";
+  if (!existsSync(base)) return undefined;
+  const version = readdirSync(base).sort((a, b) => Number(b) - Number(a))[0];
+  return version ? join(base, version, "bin") : undefined;
+}
+
+function installPostgres(): boolean {
+  if (!isRoot || !existsSync("/usr/bin/apt-get")) return false;
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  console.log("$ apt-get install -y postgresql");
+  return (
+    spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit", env }).status === 0 &&
+    spawnSync("apt-get", ["install", "-y", "-qq", "postgresql"], { stdio: "inherit", env }).status === 0
+  );
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** PostgreSQL refuses to run as root: as root, run its tools as the `postgres` user. */
+function runAsOwner(command: string, args: string[]): boolean {
+  const [program, programArgs] = isRoot
+    ? ["runuser", ["-u", "postgres", "--", command, ...args]]
+    : [command, args];
+  const result = spawnSync(program, programArgs, { encoding: "utf8" });
+  if (result.status !== 0) process.stderr.write(`${result.stdout}${result.stderr}`);
+  return result.status === 0;
+}
+
+/**
+ * A throwaway PostgreSQL server on 127.0.0.1 for the integration tests, installed with apt-get when missing
+ * (as root). Returns undefined, and says why, where that cannot be done.
+ */
+export async function startTestPostgres(): Promise<TestPostgres | undefined> {
+  let bin = postgresBin();
+  if (!bin && installPostgres()) bin = postgresBin();
+  if (!bin) {
+    console.log(
+      "PostgreSQL is not installed (and cannot be installed here): its half of the tests is skipped.",
+    );
+    return undefined;
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), "partner-sales-pg-"));
+  chmodSync(dataDir, 0o777);
+  const cluster = join(dataDir, "cluster");
+  const port = await freePort();
+  const ok =
+    runAsOwner(join(bin, "initdb"), ["-D", cluster, "--auth=trust", "--username=postgres", "-E", "UTF8"]) &&
+    runAsOwner(join(bin, "pg_ctl"), [
+      "-D",
+      cluster,
+      "-o",
+      `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      "-l",
+      join(dataDir, "server.log"),
+      "-w",
+      "start",
+    ]) &&
+    runAsOwner(join(bin, "createdb"), [
+      "-h",
+      "127.0.0.1",
+      "-p",
+      String(port),
+      "-U",
+      "postgres",
+      "partner_sales_test",
+    ]);
+  const stop = () => {
+    runAsOwner(join(bin, "pg_ctl"), ["-D", cluster, "-m", "immediate", "-w", "stop"]);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  if (!ok) {
+    stop();
+    throw new Error("Could not start the test PostgreSQL server.");
+  }
+  return { url: `postgres://postgres@127.0.0.1:${port}/partner_sales_test`, stop };
+}
