@@ -358,3 +358,20 @@ it("close() ends a connection left hanging by a timeout fault", async () => {
   expect(performance.now() - started).toBeLessThan(1000);
   await expect(hanging).rejects.toThrow();
 });
+
+describe("plans/withdraw", () => {
+  it("makes a catalogue plan unknown to the sale endpoint until reset", async () => {
+    const planId = demoPlans[0]!.id;
+    expect((await control(url, "POST", "plans/withdraw", { id: planId })).status).toBe(200);
+    const { body: plans } = await control<{ id: string }[]>(url, "GET", "plans");
+    expect(plans.map((plan) => plan.id)).not.toContain(planId);
+    const refused = await postSale(url, token, validSale({ planId }));
+    expect(refused.status).toBe(422);
+    await control(url, "POST", "reset");
+    expect((await postSale(url, token, validSale({ planId }))).status).toBe(200);
+  });
+
+  it("refuses an id that is not a UUID", async () => {
+    expect((await control(url, "POST", "plans/withdraw", { id: "plan-1" })).status).toBe(400);
+  });
+});

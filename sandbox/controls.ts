@@ -1,7 +1,7 @@
 import { errorPage, ERROR_PAGE_PATH } from "./error-page";
 import { FAULT_KINDS, TARGETS, type FaultKind, type Target } from "./faults";
 import { json, type SandboxRequest, type SandboxResponse } from "./http";
-import type { Plan } from "./plans";
+import { UUID_PATTERN, type Plan } from "./plans";
 import type { SandboxState } from "./state";
 
 export const CONTROL_PREFIX = "/__sandbox/";
@@ -59,6 +59,16 @@ const CONTROLS: Record<string, Partial<Record<string, Control>>> = {
   sales: { GET: (_input, { state }) => json(200, state.sales) },
   requests: { GET: (_input, { state }) => json(200, state.requests) },
   plans: { GET: (_input, { plans }) => json(200, plans) },
+  "plans/withdraw": {
+    POST: (input, { state }) => {
+      allowOnly(input, ["id"]);
+      if (typeof input.id !== "string" || !UUID_PATTERN.test(input.id)) {
+        throw new ControlInputError("'id' must be a plan's UUID.");
+      }
+      state.withdrawnPlanIds.add(input.id.toLowerCase());
+      return ok({ withdrawn: [...state.withdrawnPlanIds] });
+    },
+  },
   reset: {
     POST: (_input, { state }) => {
       state.reset();

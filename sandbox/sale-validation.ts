@@ -1,5 +1,6 @@
 import type { PartnerSaleRequestBody } from "../lib/partner-api/types";
 import { birthDateProblem } from "../lib/validation/birth-date";
+import { emailProblem, MAX_EXTERNAL_ID_LENGTH, nameProblem } from "../lib/validation/contact";
 import { cpfProblem } from "../lib/validation/cpf";
 import { phoneProblem } from "../lib/validation/phone";
 import { UUID_PATTERN } from "./plans";
@@ -11,20 +12,10 @@ type FieldName = keyof PartnerSale;
 
 export type SaleValidation = { ok: true; sale: PartnerSale } | { ok: false; invalidFields: FieldName[] };
 
-const MAX_EMAIL_LENGTH = 254;
-const MAX_OPTIONAL_TEXT_LENGTH = 100;
+const MAX_OPTIONAL_TEXT_LENGTH = MAX_EXTERNAL_ID_LENGTH;
 
-// Accepts at least everything zod's z.email() accepts, so a value our form lets through is never refused here.
-const EMAIL_PATTERN =
-  /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9][A-Za-z0-9-]*\.)+[A-Za-z]{2,}$/;
-const NAME_PATTERN = /^[\p{L}\p{M} '.-]+$/u;
-
-const isEmail = (value: string) => value.length <= MAX_EMAIL_LENGTH && EMAIL_PATTERN.test(value);
-
-function isName(value: string): boolean {
-  const trimmed = value.trim();
-  return trimmed.length >= 3 && trimmed.length <= 120 && NAME_PATTERN.test(trimmed);
-}
+const isEmail = (value: string) => emailProblem(value) === null;
+const isName = (value: string) => nameProblem(value.trim()) === null;
 
 const isOptionalText = (value: string) => value.trim().length > 0 && value.length <= MAX_OPTIONAL_TEXT_LENGTH;
 

@@ -52,6 +52,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const log = options.log ?? writeJsonLine;
   const state = new SandboxState(options.tokenLifetimeSeconds ?? 3600);
   let baseUrl = "";
+  const availablePlans = () => plans.filter((plan) => !state.withdrawnPlanIds.has(plan.id.toLowerCase()));
   let shutdown = new AbortController();
 
   // The error_uri should point wherever the client reached us, which may differ from the address we bound.
@@ -79,7 +80,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     const reply = fault
       ? faultReply(fault)
       : target === "sale"
-        ? handleSaleRequest(request, { state, plans, now: new Date() })
+        ? handleSaleRequest(request, { state, plans: availablePlans(), now: new Date() })
         : handleTokenRequest(request, { state, clientId, clientSecret, errorPageUrl: errorPageUrl(request) });
     state.countResponse(target, reply === "hang" ? "timeout" : reply.status);
     return { reply, fault };
@@ -88,7 +89,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   async function route(target: Target | null, request: SandboxRequest): Promise<Answer> {
     if (target) return answerEndpoint(target, request);
     if (request.pathname.startsWith(CONTROL_PREFIX)) {
-      return { reply: handleControlRequest(request, { state, plans }) };
+      return { reply: handleControlRequest(request, { state, plans: availablePlans() }) };
     }
     return { reply: json(404, { message: `Nothing at ${request.method} ${request.pathname}.` }) };
   }

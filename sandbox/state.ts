@@ -44,6 +44,8 @@ export class SandboxState {
   faults: Record<Target, FaultKind[]> = { sale: [], token: [] };
   latencyMs: Record<Target, number> = { sale: 0, token: 0 };
   tokenLifetimeSeconds: number;
+  /** Plans the provider stopped selling since the partner's catalogue was made (lower-case ids). */
+  withdrawnPlanIds = new Set<string>();
 
   constructor(readonly defaultTokenLifetimeSeconds: number) {
     this.tokenLifetimeSeconds = defaultTokenLifetimeSeconds;
@@ -56,6 +58,7 @@ export class SandboxState {
     this.requests = [];
     this.clearFaults();
     this.tokenLifetimeSeconds = this.defaultTokenLifetimeSeconds;
+    this.withdrawnPlanIds.clear();
   }
 
   clearFaults(): void {
