@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
-import { E2E_DATA_DIR, E2E_PORTS } from "./e2e/support/environment";
+import { E2E_DATA_DIR, E2E_LOG_FILE, E2E_PORTS, E2E_UPSTREAM_TIMEOUT_MS } from "./e2e/support/environment";
 
 const SYSTEM_CHROMIUM = "/usr/bin/chromium";
 
@@ -56,6 +56,8 @@ export default defineConfig({
       PORT: String(E2E_PORTS.app),
       SANDBOX_PORT: String(E2E_PORTS.sandbox),
       DATA_DIR: E2E_DATA_DIR,
+      LOG_FILE: E2E_LOG_FILE,
+      PARTNER_API_TIMEOUT_MS: String(E2E_UPSTREAM_TIMEOUT_MS),
       PARTNER_API_BASE_URL: "",
       DATABASE_URL: "",
     },

@@ -2,6 +2,7 @@ import "server-only";
 import { seedDemoAccounts } from "./auth/demo-accounts";
 import { ConfigError } from "./config/parse";
 import { getDb } from "./db";
+import { markStalePendingUnknown } from "./db/queries/sales";
 import { getConfig } from "./env";
 import { log } from "./log";
 import { partnerApi } from "./partner-api";
@@ -31,6 +32,17 @@ export async function startServer(): Promise<void> {
   try {
     const db = await getDb();
     if (config.mode === "sandbox") await seedDemoAccounts(db);
+    // Sales left pending by a process that stopped mid-call may exist upstream: a supervisor checks them.
+    // Rows younger than the timeout may still be in another instance's hands: look again once it has passed.
+    const sweep = async () => {
+      const interrupted = await markStalePendingUnknown(db, config.partnerApi.timeoutMs);
+      if (interrupted > 0) log.warn("sales.interrupted_marked_unknown", { count: interrupted });
+    };
+    await sweep();
+    setTimeout(
+      () => void sweep().catch((error) => log.error("sales.sweep_failed", { error })),
+      config.partnerApi.timeoutMs + 1_000,
+    ).unref();
   } catch (error) {
     stop(`Database error: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -1,8 +1,10 @@
 import { spawn } from "node:child_process";
-import { join } from "node:path";
+import { createWriteStream, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 import nextEnv from "@next/env";
 import { DEMO_ACCOUNTS, DEMO_PASSWORD } from "../lib/auth/demo-account-list";
 import { ConfigError, parseConfig, type Config } from "../lib/config/parse";
+import { formatJsonLine } from "../sandbox/log";
 import { createSandbox, type Sandbox } from "../sandbox/server";
 import { buildIfNeeded } from "./build-if-needed";
 
@@ -46,6 +48,13 @@ async function main() {
     fail((error as Error).message);
   }
 
+  if (config.logFile) mkdirSync(dirname(config.logFile), { recursive: true });
+  const logFile = config.logFile ? createWriteStream(config.logFile, { flags: "a" }) : undefined;
+  const writer = (stream: NodeJS.WriteStream) => (chunk: string | Buffer) => {
+    stream.write(chunk);
+    logFile?.write(chunk);
+  };
+
   let sandbox: Sandbox | undefined;
   let sandboxUrl: string | undefined;
   if (config.mode === "sandbox") {
@@ -53,6 +62,7 @@ async function main() {
       clientId: config.partnerApi.clientId,
       clientSecret: config.partnerApi.clientSecret,
       ...(config.plans ? { plans: config.plans } : {}),
+      log: (entry) => writer(process.stdout)(formatJsonLine(entry)),
     });
     try {
       sandboxUrl = await sandbox.listen(config.sandboxPort, "127.0.0.1");
@@ -63,9 +73,11 @@ async function main() {
 
   const app = spawn(join(root, "node_modules/.bin/next"), ["start", "--port", String(config.port)], {
     cwd: root,
-    stdio: "inherit",
+    stdio: ["inherit", logFile ? "pipe" : "inherit", logFile ? "pipe" : "inherit"],
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
   });
+  app.stdout?.on("data", writer(process.stdout));
+  app.stderr?.on("data", writer(process.stderr));
   let appRunning = true;
   let stopping = false;
 

@@ -98,6 +98,7 @@ function playwright() {
   const output = join(reports, "playwright.json");
   rmSync(output, { force: true });
   rmSync(join(root, ".data/e2e"), { recursive: true, force: true });
+  rmSync(join(root, ".data/e2e-logs"), { recursive: true, force: true });
   const status = run(bin("playwright"), ["test"], { PLAYWRIGHT_JSON_OUTPUT_NAME: output });
   const report = readJson<{
     stats: { expected: number; unexpected: number; flaky: number; skipped: number };

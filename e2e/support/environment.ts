@@ -4,3 +4,6 @@ export const E2E_PORTS = { app: 3210, sandbox: 4210 } as const;
 export const E2E_DATA_DIR = ".data/e2e";
 export const SANDBOX_URL = `http://127.0.0.1:${E2E_PORTS.sandbox}`;
 export const DEMO_AGENT = { email: "agente@demo.local", password: "demo1234", name: "Agente Demo" } as const;
+/** The e2e app's and sandbox's log lines, appended by `npm start` (LOG_FILE) so specs can read them. */
+export const E2E_LOG_FILE = ".data/e2e-logs/app.log";
+export const E2E_UPSTREAM_TIMEOUT_MS = 3_000;

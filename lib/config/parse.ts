@@ -26,6 +26,8 @@ export interface Config {
   };
   port: number;
   sandboxPort: number;
+  /** `npm start` also appends the app's and the sandbox's log lines here. */
+  logFile: string | undefined;
 }
 
 export const SANDBOX_DEFAULTS = {
@@ -176,5 +178,6 @@ export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
     },
     port: integer(env, "PORT", 3000, 1, 65535),
     sandboxPort,
+    logFile: text(env, "LOG_FILE") ? resolve(cwd, text(env, "LOG_FILE")!) : undefined,
   };
 }

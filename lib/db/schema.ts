@@ -1,5 +1,17 @@
 import { sql } from "drizzle-orm";
-import { check, integer, pgEnum, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  check,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+import type { PartnerSaleField, PartnerSaleRequestBody } from "@/lib/partner-api/types";
 
 export const agentRole = pgEnum("agent_role", ["agent", "supervisor"]);
 
@@ -40,3 +52,37 @@ export const signInThrottle = pgTable("sign_in_throttle", {
 
 export type Agent = typeof agents.$inferSelect;
 export type AgentRole = (typeof agentRole.enumValues)[number];
+
+export const saleStatus = pgEnum("sale_status", ["pending", "accepted", "rejected", "failed", "unknown"]);
+
+/**
+ * The ledger: one row per submission, written `pending` before the upstream is called and completed after,
+ * so no sale is lost (a crash leaves a row that start-up turns `unknown`) or sent twice (the key is unique).
+ */
+export const sales = pgTable(
+  "sales",
+  {
+    submissionId: uuid("submission_id").primaryKey(),
+    agentId: uuid("agent_id")
+      .notNull()
+      .references(() => agents.id),
+    status: saleStatus("status").notNull().default("pending"),
+    /** The body exactly as sent upstream. */
+    request: jsonb("request").$type<PartnerSaleRequestBody>().notNull(),
+    attempts: integer("attempts").notNull().default(1),
+    upstreamStatus: integer("upstream_status"),
+    upstreamMessage: text("upstream_message"),
+    /** Why a sale failed (an error code) or is unknown (timeout, server-error, …). */
+    outcomeDetail: text("outcome_detail"),
+    rejectedFields: jsonb("rejected_fields").$type<PartnerSaleField[]>(),
+    ...timestamps,
+    completedAt: timestamp("completed_at", { withTimezone: true }),
+  },
+  (table) => [
+    index("sales_agent_created_idx").on(table.agentId, table.createdAt),
+    index("sales_status_idx").on(table.status),
+  ],
+);
+
+export type Sale = typeof sales.$inferSelect;
+export type SaleStatus = (typeof saleStatus.enumValues)[number];

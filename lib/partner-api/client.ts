@@ -66,9 +66,14 @@ export function buildSaleBody(sale: SaleFields, partnerSource: string | undefine
   return body;
 }
 
+// Besides field names ("Invalid fields: customerPhone."), answers name the plan in words ("plan does not exist").
+const FIELD_WORDS: Partial<Record<PartnerSaleField, RegExp>> = { planId: /\bplan\b/i };
+
 /** The upstream names invalid fields in its message; pick out the ones it mentions. */
 export function fieldsNamedIn(message: string): PartnerSaleField[] {
-  return PARTNER_SALE_FIELDS.filter((field) => new RegExp(`\\b${field}\\b`, "i").test(message));
+  return PARTNER_SALE_FIELDS.filter(
+    (field) => new RegExp(`\\b${field}\\b`, "i").test(message) || FIELD_WORDS[field]?.test(message),
+  );
 }
 
 export interface PartnerApiClient {

@@ -1,14 +1,77 @@
+import { inFlightResult, isSubmissionId, saleSchema, submitSaleAsAgent } from "@/lib/dal/sales";
 import { verifySession } from "@/lib/dal/session";
+import { fieldErrorsOf, SALE_FIELDS } from "@/lib/validation/sale";
 
 export const dynamic = "force-dynamic";
 
-export async function POST() {
-  const agent = await verifySession();
-  if (!agent) {
-    return Response.json(
-      { error: "unauthorized", message: "Sign in first: this endpoint needs a session." },
-      { status: 401, headers: { "Cache-Control": "no-store" } },
-    );
+function answer(status: number, body: Record<string, unknown>) {
+  return Response.json(body, { status, headers: { "Cache-Control": "no-store" } });
+}
+
+// A browser on another site may carry the session cookie; only this origin (or a non-browser client) may post.
+function isCrossSite(request: Request): boolean {
+  const site = request.headers.get("sec-fetch-site");
+  if (site && site !== "same-origin" && site !== "none") return true;
+  const origin = request.headers.get("origin");
+  if (!origin) return false;
+  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host");
+  try {
+    return new URL(origin).host !== host;
+  } catch {
+    return true;
   }
-  return Response.json({ error: "not_implemented" }, { status: 501 });
+}
+
+export async function POST(request: Request) {
+  const agent = await verifySession();
+  if (!agent)
+    return answer(401, { error: "unauthorized", message: "Sign in first: this endpoint needs a session." });
+  if (isCrossSite(request))
+    return answer(403, { error: "cross_site", message: "Cross-site requests are refused." });
+
+  const submissionId = request.headers.get("idempotency-key");
+  if (!isSubmissionId(submissionId)) {
+    return answer(400, {
+      error: "idempotency_key_required",
+      message: "Send an Idempotency-Key header with a UUID that identifies this sale.",
+    });
+  }
+  let body: unknown;
+  try {
+    body = await request.json();
+  } catch {
+    return answer(400, { error: "invalid_json", message: "The body must be a JSON object." });
+  }
+  if (!body || typeof body !== "object" || Array.isArray(body)) {
+    return answer(400, { error: "invalid_json", message: "The body must be a JSON object." });
+  }
+  // A missing field reads as empty, so it gets the same message as an empty form field.
+  const fields = body as Record<string, unknown>;
+  const parsed = saleSchema().safeParse(
+    Object.fromEntries(SALE_FIELDS.map((field) => [field, fields[field] ?? ""])),
+  );
+  if (!parsed.success) {
+    return answer(400, { error: "invalid_fields", fieldErrors: fieldErrorsOf(parsed.error) });
+  }
+
+  const submission = await submitSaleAsAgent(agent, submissionId, parsed.data);
+  if (submission.kind === "not-yours") {
+    return answer(409, {
+      error: "idempotency_key_in_use",
+      message: "This Idempotency-Key belongs to another sale.",
+    });
+  }
+  if (submission.kind === "in-flight") return answer(409, { ...inFlightResult(submissionId) });
+
+  const { result, outcome, unknownReason } = submission;
+  const status = result.replay
+    ? 200
+    : {
+        accepted: 201,
+        rejected: 422,
+        failed: 502,
+        pending: 409,
+        unknown: unknownReason === "timeout" ? 504 : 502,
+      }[outcome];
+  return answer(status, { ...result });
 }

@@ -1,0 +1,47 @@
+"use server";
+
+import type { ActionState } from "@/lib/action-state";
+import {
+  inFlightResult,
+  isSubmissionId,
+  saleSchema,
+  submitSaleAsAgent,
+  type SaleResult,
+} from "@/lib/dal/sales";
+import { verifySession } from "@/lib/dal/session";
+import { fieldErrorsOf, SALE_FIELDS, type SaleField } from "@/lib/validation/sale";
+
+export type SaleActionState = ActionState<SaleField, SaleResult>;
+
+export async function submitSaleAction(
+  _previous: SaleActionState,
+  formData: FormData,
+): Promise<SaleActionState> {
+  const agent = await verifySession();
+  if (!agent) {
+    return {
+      ok: false,
+      fieldErrors: {},
+      message: "Sua sessão terminou. Entre novamente para enviar a venda.",
+    };
+  }
+  const submissionId = formData.get("submissionId");
+  if (!isSubmissionId(submissionId)) {
+    return { ok: false, fieldErrors: {}, message: "Formulário desatualizado: recarregue a página." };
+  }
+  const raw = Object.fromEntries(SALE_FIELDS.map((field) => [field, String(formData.get(field) ?? "")]));
+  const parsed = saleSchema().safeParse(raw);
+  if (!parsed.success) {
+    return { ok: false, fieldErrors: fieldErrorsOf(parsed.error), message: "Corrija os campos indicados." };
+  }
+
+  const submission = await submitSaleAsAgent(agent, submissionId, parsed.data);
+  switch (submission.kind) {
+    case "result":
+      return { ok: true, data: submission.result, message: null };
+    case "in-flight":
+      return { ok: true, data: inFlightResult(submissionId), message: null };
+    case "not-yours":
+      return { ok: false, fieldErrors: {}, message: "Formulário desatualizado: recarregue a página." };
+  }
+}

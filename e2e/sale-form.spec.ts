@@ -1,0 +1,284 @@
+import { readFileSync } from "node:fs";
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
+import type { SaleInput } from "./pages/sale-form-page";
+import { E2E_LOG_FILE } from "./support/environment";
+import { formatCpf, freshCpf, sandboxControl, sandboxRequests, sandboxStats } from "./support/sandbox";
+
+const PLAN = { name: "Plano Família", id: "a7d2e9b0-41c3-4f58-8e6a-2b9c0d7f1e35" };
+
+function aSale(overrides: Partial<SaleInput> = {}): SaleInput {
+  return {
+    cpf: formatCpf(freshCpf()),
+    name: "Maria Conceição D'Ávila",
+    email: "Maria.Souza@Example.com",
+    phone: "(11) 98765-4321",
+    plan: PLAN.name,
+    ...overrides,
+  };
+}
+
+async function expectNoAxeViolations(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  expect(violations.map((violation) => `${violation.id}: ${violation.help}`)).toEqual([]);
+}
+
+test("a sale goes from the form to the provider, exactly as documented", async ({ saleForm }) => {
+  const cpf = freshCpf();
+  await saleForm.fill(aSale({ cpf: formatCpf(cpf), birthDate: "17/05/1990", externalId: "CRM-42" }));
+  await saleForm.submit().click();
+  await expect(saleForm.status()).toContainText("Venda enviada");
+  await expect(saleForm.status()).toContainText("Partner sale registered.");
+
+  const requests = await sandboxRequests();
+  expect(requests).toHaveLength(1);
+  expect(requests[0]?.path).toBe("/core/financeiro/partnersale");
+  expect(JSON.parse(requests[0]!.rawBody)).toEqual({
+    customerDocument: cpf,
+    customerEmail: "maria.souza@example.com",
+    customerPhone: "11987654321",
+    customerName: "Maria Conceição D'Ávila",
+    planId: PLAN.id,
+    externalId: "CRM-42",
+    birthDate: "1990-05-17",
+  });
+});
+
+test("empty optional fields are left out of what is sent", async ({ saleForm }) => {
+  await saleForm.fill(aSale());
+  await saleForm.submit().click();
+  await expect(saleForm.status()).toContainText("Venda enviada");
+  const [request] = await sandboxRequests();
+  expect(Object.keys(JSON.parse(request!.rawBody))).toEqual([
+    "customerDocument",
+    "customerEmail",
+    "customerPhone",
+    "customerName",
+    "planId",
+  ]);
+});
+
+test("Nova venda clears the form for the next customer with a new submission", async ({ saleForm, page }) => {
+  await saleForm.fill(aSale());
+  await saleForm.submit().click();
+  await expect(saleForm.status()).toContainText("Venda enviada");
+  const first = await page.locator('input[name="submissionId"]').inputValue();
+  await saleForm.newSale().click();
+  await expect(saleForm.cpf()).toHaveValue("");
+  await expect(saleForm.cpf()).toBeFocused();
+  await expect(saleForm.status()).toHaveCount(0);
+  expect(await page.locator('input[name="submissionId"]').inputValue()).not.toBe(first);
+
+  await saleForm.fill(aSale());
+  await saleForm.submit().click();
+  await expect(saleForm.status()).toContainText("Venda enviada");
+  expect((await sandboxStats()).salesAccepted).toBe(2);
+});
+
+const invalidCases: [string, string, string][] = [
+  ["CPF", "529.982.247-26", "CPF inválido: confira os dígitos verificadores."],
+  ["CPF", "111.111.111-11", "CPF inválido: os dígitos não podem ser todos iguais."],
+  ["Telefone", "(20) 98765-4321", "DDD inválido."],
+  ["Telefone", "(11) 88765-4321", "Celular com 11 dígitos deve ter 9 logo após o DDD."],
+  ["Data de nascimento", "31/02/2000", "Esta data não existe."],
+  ["Data de nascimento", "01/01/2099", "A data de nascimento não pode estar no futuro."],
+  ["E-mail", "maria@", "E-mail inválido: use o formato nome@dominio.com.br."],
+];
+
+for (const [label, value, message] of invalidCases) {
+  test(`${label} "${value}" shows "${message}" and sends nothing`, async ({ saleForm, page }) => {
+    await saleForm.fill(aSale());
+    await page.getByLabel(label).fill(value);
+    await saleForm.submit().click();
+    await expect(page.getByLabel(label)).toHaveAccessibleDescription(
+      new RegExp(message.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")),
+    );
+    await expect(page.getByLabel(label)).toBeFocused();
+    await expect(page.getByLabel(label)).toHaveAttribute("aria-invalid", "true");
+    expect((await sandboxStats()).saleRequests).toBe(0);
+  });
+}
+
+test("a landline typed with 11 digits is read as a mobile and refused", async ({ saleForm }) => {
+  await saleForm.phone().fill("1133334444");
+  await expect(saleForm.phone()).toHaveValue("(11) 3333-4444");
+  await saleForm.phone().fill("11333344445");
+  await saleForm.phone().blur();
+  await expect(saleForm.phone()).toHaveAccessibleDescription(
+    /Celular com 11 dígitos deve ter 9 logo após o DDD\./,
+  );
+});
+
+test("an error appears as the agent leaves the field", async ({ saleForm }) => {
+  await saleForm.cpf().fill("123");
+  await saleForm.name().focus();
+  await expect(saleForm.cpf()).toHaveAccessibleDescription("O CPF deve ter 11 dígitos.");
+});
+
+test("pasted CPFs, with or without punctuation, are masked", async ({ saleForm, page }) => {
+  for (const pasted of ["529.982.247-25", "52998224725"]) {
+    await saleForm.cpf().fill("");
+    await saleForm.cpf().focus();
+    await page.keyboard.insertText(pasted);
+    await expect(saleForm.cpf()).toHaveValue("529.982.247-25");
+  }
+});
+
+test("masks keep every keystroke typed with no delay", async ({ saleForm }) => {
+  for (let round = 0; round < 5; round++) {
+    for (const [field, typed, shown] of [
+      [saleForm.cpf(), "52998224725", "529.982.247-25"],
+      [saleForm.phone(), "11987654321", "(11) 98765-4321"],
+      [saleForm.phone(), "1133334444", "(11) 3333-4444"],
+      [saleForm.birthDate(), "17051990", "17/05/1990"],
+    ] as const) {
+      await field.fill("");
+      await field.pressSequentially(typed, { delay: 0 });
+      await expect(field).toHaveValue(shown);
+    }
+  }
+});
+
+test("backspace in the middle deletes a digit and keeps the caret in place", async ({ saleForm, page }) => {
+  await saleForm.cpf().fill("52998224725");
+  await saleForm.cpf().focus();
+  // Caret right after the first dot: "529.|982…" — Backspace removes the 9 before the dot.
+  await saleForm.cpf().evaluate((input: HTMLInputElement) => input.setSelectionRange(4, 4));
+  await page.keyboard.press("Backspace");
+  await expect(saleForm.cpf()).toHaveValue("529.822.472-5");
+  expect(await saleForm.cpf().evaluate((input: HTMLInputElement) => input.selectionStart)).toBe(2);
+  await page.keyboard.type("9");
+  await expect(saleForm.cpf()).toHaveValue("529.982.247-25");
+});
+
+test("a double click and Enter-Enter send one sale", async ({ saleForm, page }) => {
+  await saleForm.fill(aSale());
+  await saleForm.submit().dblclick();
+  await expect(saleForm.status()).toContainText("Venda enviada");
+  expect((await sandboxStats()).saleRequests).toBe(1);
+
+  await saleForm.newSale().click();
+  await saleForm.fill(aSale());
+  await saleForm.name().focus();
+  await page.keyboard.press("Enter");
+  await page.keyboard.press("Enter");
+  await expect(saleForm.status()).toContainText("Venda enviada");
+  expect((await sandboxStats()).saleRequests).toBe(2);
+});
+
+test("reloading after an accepted sale resends nothing", async ({ saleForm, page }) => {
+  await saleForm.fill(aSale());
+  await saleForm.submit().click();
+  await expect(saleForm.status()).toContainText("Venda enviada");
+  await page.reload();
+  await expect(saleForm.cpf()).toHaveValue("");
+  expect((await sandboxStats()).saleRequests).toBe(1);
+});
+
+test("a timeout says the sale could not be confirmed, after exactly one POST", async ({ saleForm }) => {
+  await sandboxControl("POST", "faults", { kind: "timeout" });
+  await saleForm.fill(aSale());
+  await saleForm.submit().click();
+  await expect(saleForm.alert()).toContainText("Não foi possível confirmar a venda", { timeout: 15_000 });
+  await expect(saleForm.alert()).toContainText("Não reenvie");
+  await expect(saleForm.newSale()).toBeVisible();
+  expect((await sandboxStats()).saleRequests).toBe(1);
+  await expectNoAxeViolations(saleForm.page);
+});
+
+test("the provider's refusal is shown: customer already has the plan (409)", async ({ saleForm }) => {
+  const sale = aSale();
+  await saleForm.fill(sale);
+  await saleForm.submit().click();
+  await expect(saleForm.status()).toContainText("Venda enviada");
+  await saleForm.newSale().click();
+  await saleForm.fill(sale);
+  await saleForm.submit().click();
+  await expect(saleForm.alert()).toContainText("Venda recusada pelo fornecedor");
+  await expect(saleForm.alert()).toContainText("The customer already has this plan.");
+  await expectNoAxeViolations(saleForm.page);
+});
+
+test("the provider's refusal is shown: the plan no longer exists (422)", async ({ saleForm }) => {
+  await sandboxControl("POST", "plans/withdraw", { id: PLAN.id });
+  await saleForm.fill(aSale());
+  await saleForm.submit().click();
+  await expect(saleForm.alert()).toContainText("The specified plan does not exist.");
+  await expect(saleForm.plan()).toHaveAccessibleDescription(/O fornecedor recusou este campo/);
+  // Fixed, it goes as a new submission.
+  await sandboxControl("POST", "reset");
+  await saleForm.submit().click();
+  await expect(saleForm.status()).toContainText("Venda enviada");
+  expect((await sandboxStats()).salesAccepted).toBe(1);
+});
+
+test("revoked tokens are renewed once and the sale is accepted", async ({ saleForm }) => {
+  await sandboxControl("POST", "tokens/revoke");
+  await saleForm.fill(aSale());
+  await saleForm.submit().click();
+  await expect(saleForm.status()).toContainText("Venda enviada");
+  const stats = await sandboxStats();
+  expect(stats.saleResponses).toEqual({ "401": 1, "200": 1 });
+  expect(stats.tokensIssued).toBe(1);
+});
+
+test("when nothing could be sent the agent may try again, with the same submission", async ({ saleForm }) => {
+  await sandboxControl("POST", "tokens/revoke");
+  await sandboxControl("POST", "faults", { kind: "503", target: "token", count: 1 });
+  await saleForm.fill(aSale());
+  await saleForm.submit().click();
+  await expect(saleForm.alert()).toContainText("Serviço indisponível: nada foi enviado");
+  await expectNoAxeViolations(saleForm.page);
+  await saleForm.submit().click();
+  await expect(saleForm.status()).toContainText("Venda enviada");
+  expect((await sandboxStats()).salesAccepted).toBe(1);
+});
+
+test("the whole sale can be made with the keyboard alone", async ({ saleForm, page }) => {
+  await saleForm.cpf().focus();
+  await page.keyboard.type(freshCpf());
+  await page.keyboard.press("Tab");
+  await page.keyboard.type("João da Silva");
+  await page.keyboard.press("Tab");
+  await page.keyboard.type("joao@example.com");
+  await page.keyboard.press("Tab");
+  await page.keyboard.type("21987654321");
+  await page.keyboard.press("Tab");
+  await expect(saleForm.plan()).toBeFocused();
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("Tab");
+  await page.keyboard.type("01021985");
+  await page.keyboard.press("Enter");
+  await expect(saleForm.status()).toContainText("Venda enviada");
+});
+
+test("the sign-in page, the form and the accepted panel have no accessibility violations", async ({
+  page,
+  saleForm,
+}) => {
+  await expectNoAxeViolations(page);
+  await saleForm.fill(aSale());
+  await saleForm.submit().click();
+  await expect(saleForm.status()).toContainText("Venda enviada");
+  await expectNoAxeViolations(page);
+  await page.getByRole("button", { name: "Sair" }).click();
+  await expect(page).toHaveURL(/\/sign-in/);
+  await expectNoAxeViolations(page);
+});
+
+test("a sentinel CPF reaches no log line and no URL", async ({ saleForm, page }) => {
+  const sentinel = freshCpf();
+  const urls: string[] = [];
+  page.on("request", (request) => urls.push(request.url()));
+  await saleForm.fill(aSale({ cpf: sentinel }));
+  await saleForm.submit().click();
+  await expect(saleForm.status()).toContainText("Venda enviada");
+  expect((await sandboxRequests())[0]?.rawBody).toContain(sentinel);
+
+  const logs = readFileSync(E2E_LOG_FILE, "utf8");
+  expect(logs).toContain('"event":"partner_api.sale"');
+  expect(logs).not.toContain(sentinel);
+  expect(logs).not.toContain(formatCpf(sentinel));
+  expect(urls.filter((url) => url.includes(sentinel))).toEqual([]);
+});

@@ -1,0 +1,84 @@
+import { randomUUID } from "node:crypto";
+import { expect, test } from "./fixtures";
+import { freshCpf, sandboxControl, sandboxStats } from "./support/sandbox";
+
+const body = () => ({
+  customerDocument: freshCpf(),
+  customerName: "Carla Mendes",
+  customerEmail: "carla@example.com",
+  customerPhone: "31987654321",
+  planId: "3f6c1a52-8d4e-4b7a-9c21-5e0f7a9d2b14",
+  birthDate: "1988-12-01",
+});
+
+test.describe("POST /api/sales", () => {
+  test("accepts a sale (201) and replays it for the same Idempotency-Key (200)", async ({
+    signedIn: page,
+  }) => {
+    const key = randomUUID();
+    const sale = body();
+    const first = await page.request.post("/api/sales", { data: sale, headers: { "Idempotency-Key": key } });
+    expect(first.status()).toBe(201);
+    expect(await first.json()).toMatchObject({ submissionId: key, status: "accepted", replay: false });
+
+    const again = await page.request.post("/api/sales", { data: sale, headers: { "Idempotency-Key": key } });
+    expect(again.status()).toBe(200);
+    expect(await again.json()).toMatchObject({ submissionId: key, status: "accepted", replay: true });
+    expect((await sandboxStats()).saleRequests).toBe(1);
+  });
+
+  test("refuses invalid input with pt-BR field errors and sends nothing (400)", async ({
+    signedIn: page,
+  }) => {
+    const response = await page.request.post("/api/sales", {
+      data: { ...body(), customerDocument: "111.111.111-11", customerPhone: undefined },
+      headers: { "Idempotency-Key": randomUUID() },
+    });
+    expect(response.status()).toBe(400);
+    expect(await response.json()).toEqual({
+      error: "invalid_fields",
+      fieldErrors: {
+        customerDocument: "CPF inválido: os dígitos não podem ser todos iguais.",
+        customerPhone: "Informe o telefone.",
+      },
+    });
+    const noKey = await page.request.post("/api/sales", { data: body() });
+    expect(noKey.status()).toBe(400);
+    expect((await noKey.json()).error).toBe("idempotency_key_required");
+    expect((await sandboxStats()).saleRequests).toBe(0);
+  });
+
+  test("refuses a cross-site request even with the session cookie (403)", async ({ signedIn: page }) => {
+    const response = await page.request.post("/api/sales", {
+      data: body(),
+      headers: { "Idempotency-Key": randomUUID(), Origin: "https://evil.example" },
+    });
+    expect(response.status()).toBe(403);
+    expect((await sandboxStats()).saleRequests).toBe(0);
+  });
+
+  test("answers 409 while the same sale is in flight, and 504 when the provider times out", async ({
+    signedIn: page,
+  }) => {
+    await sandboxControl("POST", "latency", { ms: 1_000, target: "sale" });
+    const key = randomUUID();
+    const sale = body();
+    const [first, second] = await Promise.all([
+      page.request.post("/api/sales", { data: sale, headers: { "Idempotency-Key": key } }),
+      new Promise((resolve) => setTimeout(resolve, 300)).then(() =>
+        page.request.post("/api/sales", { data: sale, headers: { "Idempotency-Key": key } }),
+      ),
+    ]);
+    expect([first.status(), second.status()]).toEqual([201, 409]);
+    expect((await sandboxStats()).saleRequests).toBe(1);
+
+    await sandboxControl("POST", "reset");
+    await sandboxControl("POST", "faults", { kind: "timeout" });
+    const timedOut = await page.request.post("/api/sales", {
+      data: body(),
+      headers: { "Idempotency-Key": randomUUID() },
+    });
+    expect(timedOut.status()).toBe(504);
+    expect(await timedOut.json()).toMatchObject({ status: "unknown" });
+  });
+});

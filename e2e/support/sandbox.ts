@@ -1,0 +1,32 @@
+import { cpfCheckDigits } from "../../lib/validation/cpf";
+import type { Stats } from "../../sandbox/state";
+import { SANDBOX_URL } from "./environment";
+
+export async function sandboxControl<T = unknown>(
+  method: "GET" | "POST" | "DELETE",
+  name: string,
+  body?: unknown,
+) {
+  const response = await fetch(`${SANDBOX_URL}/__sandbox/${name}`, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`sandbox ${method} ${name}: ${response.status}`);
+  return (await response.json()) as T;
+}
+
+export const sandboxStats = () => sandboxControl<Stats>("GET", "stats");
+export const sandboxRequests = () =>
+  sandboxControl<{ path: string; headers: Record<string, string>; rawBody: string }[]>("GET", "requests");
+
+let next = Math.floor(Math.random() * 100_000_000);
+
+/** A valid CPF nobody else in this run uses (the sandbox refuses the same customer twice for a plan). */
+export function freshCpf(): string {
+  const base = String(200_000_000 + (next++ % 700_000_000)).padStart(9, "0");
+  return base + cpfCheckDigits(base);
+}
+
+export const formatCpf = (digits: string) =>
+  `${digits.slice(0, 3)}.${digits.slice(3, 6)}.${digits.slice(6, 9)}-${digits.slice(9)}`;

@@ -1,0 +1,83 @@
+import "server-only";
+import { getDb } from "@/lib/db";
+import type { Sale } from "@/lib/db/schema";
+import { getConfig } from "@/lib/env";
+import { partnerApi } from "@/lib/partner-api";
+import { outcomeView, type OutcomeView } from "@/lib/sales/outcome-view";
+import { submitSale, type SubmissionResult } from "@/lib/sales/submit-sale";
+import { createSaleSchema, type SaleField, type ValidSale } from "@/lib/validation/sale";
+import type { SessionAgent } from "./session";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isSubmissionId(value: unknown): value is string {
+  return typeof value === "string" && UUID.test(value);
+}
+
+export function saleSchema() {
+  return createSaleSchema({ planIds: getConfig().plans?.map((plan) => plan.id) ?? null });
+}
+
+/** What the browser and API clients learn about a submission: no personal data, no upstream internals. */
+export interface SaleResult {
+  submissionId: string;
+  status: OutcomeView["status"];
+  title: string;
+  detail: string | null;
+  canRetry: boolean;
+  replay: boolean;
+  upstreamMessage: string | null;
+  /** Fields the upstream named when it refused the sale, mapped to the form's fields. */
+  fieldErrors: Partial<Record<SaleField, string>>;
+}
+
+const REJECTED_FIELD_MESSAGE = "O fornecedor recusou este campo: confira o valor.";
+
+function toResult(sale: Sale, replay: boolean): SaleResult {
+  const view = outcomeView(sale.status, sale.upstreamMessage, sale.outcomeDetail);
+  const fieldErrors: Partial<Record<SaleField, string>> = {};
+  for (const field of sale.rejectedFields ?? []) {
+    if (field !== "partnerSource") fieldErrors[field] = REJECTED_FIELD_MESSAGE;
+  }
+  return {
+    submissionId: sale.submissionId,
+    ...view,
+    replay,
+    upstreamMessage: sale.upstreamMessage,
+    fieldErrors,
+  };
+}
+
+export type SubmitForAgentResult =
+  | { kind: "result"; result: SaleResult; outcome: Sale["status"]; unknownReason: string | null }
+  | Exclude<SubmissionResult, { kind: "completed" }>;
+
+/** The agent's own submission: ledger, upstream, outcome. Callers have verified the session and the input. */
+export async function submitSaleAsAgent(
+  agent: SessionAgent,
+  submissionId: string,
+  sale: ValidSale,
+): Promise<SubmitForAgentResult> {
+  const config = getConfig();
+  const result = await submitSale(
+    { db: await getDb(), partnerApi: partnerApi(), partnerSource: config.partnerApi.partnerSource },
+    { agentId: agent.id, submissionId, sale },
+  );
+  if (result.kind !== "completed") return result;
+  return {
+    kind: "result",
+    result: toResult(result.sale, result.replay),
+    outcome: result.sale.status,
+    unknownReason: result.sale.status === "unknown" ? result.sale.outcomeDetail : null,
+  };
+}
+
+export function inFlightResult(submissionId: string): SaleResult {
+  return {
+    submissionId,
+    ...outcomeView("in-flight", null, null),
+    replay: true,
+    upstreamMessage: null,
+    fieldErrors: {},
+  };
+}

@@ -1,0 +1,81 @@
+import "server-only";
+import { and, eq, lt, sql } from "drizzle-orm";
+import type { PartnerSaleField, PartnerSaleRequestBody } from "@/lib/partner-api/types";
+import type { Database } from "../connection";
+import { sales, type Sale, type SaleStatus } from "../schema";
+
+export type Claim = { claimed: true; sale: Sale } | { claimed: false; sale: Sale };
+
+/**
+ * Takes the right to call the upstream for a submission: a new row, or a `failed` one (nothing was sent)
+ * moved back to `pending`. Anything else is returned as it stands, so a second submission never calls twice.
+ */
+export async function claimSubmission(
+  db: Database,
+  input: { submissionId: string; agentId: string; request: PartnerSaleRequestBody },
+): Promise<Claim> {
+  const [inserted] = await db
+    .insert(sales)
+    .values(input)
+    .onConflictDoNothing({ target: sales.submissionId })
+    .returning();
+  if (inserted) return { claimed: true, sale: inserted };
+
+  const [retried] = await db
+    .update(sales)
+    .set({
+      status: "pending",
+      request: input.request,
+      attempts: sql`${sales.attempts} + 1`,
+      outcomeDetail: null,
+      upstreamStatus: null,
+      upstreamMessage: null,
+      completedAt: null,
+      updatedAt: sql`now()`,
+    })
+    .where(
+      and(
+        eq(sales.submissionId, input.submissionId),
+        eq(sales.agentId, input.agentId),
+        eq(sales.status, "failed"),
+      ),
+    )
+    .returning();
+  if (retried) return { claimed: true, sale: retried };
+
+  const [existing] = await db.select().from(sales).where(eq(sales.submissionId, input.submissionId)).limit(1);
+  if (!existing) throw new Error("A submission vanished between its insert and its read.");
+  return { claimed: false, sale: existing };
+}
+
+export interface RecordedOutcome {
+  status: Exclude<SaleStatus, "pending">;
+  upstreamStatus: number | null;
+  upstreamMessage: string | null;
+  outcomeDetail: string | null;
+  rejectedFields: PartnerSaleField[] | null;
+}
+
+export async function recordOutcome(
+  db: Database,
+  submissionId: string,
+  outcome: RecordedOutcome,
+): Promise<Sale> {
+  const [sale] = await db
+    .update(sales)
+    .set({ ...outcome, updatedAt: sql`now()`, completedAt: sql`now()` })
+    .where(and(eq(sales.submissionId, submissionId), eq(sales.status, "pending")))
+    .returning();
+  if (!sale) throw new Error(`Submission ${submissionId} was not pending when its outcome arrived.`);
+  return sale;
+}
+
+/** At start-up: a `pending` row older than the upstream timeout belongs to a process that died mid-call. */
+export async function markStalePendingUnknown(db: Database, olderThanMs: number): Promise<number> {
+  const stale = await db
+    .update(sales)
+    .set({ status: "unknown", outcomeDetail: "interrupted", updatedAt: sql`now()`, completedAt: sql`now()` })
+    .where(and(eq(sales.status, "pending"), lt(sales.updatedAt, new Date(Date.now() - olderThanMs))))
+    .returning({ submissionId: sales.submissionId });
+  return stale.length;
+}

@@ -1,0 +1,160 @@
+import { randomUUID } from "node:crypto";
+import { eq, sql } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { DatabaseHandle } from "@/lib/db/connection";
+import { insertAgent } from "@/lib/db/queries/agents";
+import { markStalePendingUnknown } from "@/lib/db/queries/sales";
+import { sales } from "@/lib/db/schema";
+import { createPartnerApiClient, type PartnerApiClient } from "@/lib/partner-api";
+import type { ValidSale } from "@/lib/validation/sale";
+import type { Stats } from "@/sandbox/state";
+import { control, startSandbox, validSale, type RunningSandbox } from "@/sandbox/test-support";
+import { testDatabases } from "@/test/databases";
+import { submitSale } from "./submit-sale";
+
+const silent = { info() {}, warn() {}, error() {} };
+
+describe.each(testDatabases)("the sales ledger on $name", ({ open }) => {
+  let handle: DatabaseHandle;
+  let sandbox: RunningSandbox;
+  let api: PartnerApiClient;
+  let agentId: string;
+  let otherAgentId: string;
+
+  const clientFor = (baseUrl: string, timeoutMs = 5_000) =>
+    createPartnerApiClient(
+      {
+        baseUrl,
+        tokenPath: "/core/sso/connect/token",
+        salePath: "/core/financeiro/partnersale",
+        clientId: "sandbox-client",
+        clientSecret: "sandbox-secret",
+        partnerSource: undefined,
+        timeoutMs,
+      },
+      { log: silent },
+    );
+  const submit = (submissionId: string, sale: ValidSale, client = api, agent = agentId) =>
+    submitSale(
+      { db: handle.db, partnerApi: client, partnerSource: "Parceiro" },
+      { agentId: agent, submissionId, sale },
+    );
+  const stats = async () => (await control<Stats>(sandbox.url, "GET", "stats")).body;
+  const sale = () => validSale() as unknown as ValidSale;
+  const row = async (submissionId: string) =>
+    (await handle.db.select().from(sales).where(eq(sales.submissionId, submissionId)))[0];
+
+  beforeAll(async () => {
+    handle = await open();
+    sandbox = await startSandbox();
+    api = clientFor(sandbox.url);
+    agentId = (
+      await insertAgent(handle.db, { email: "a@example.com", name: "Ana", role: "agent", passwordHash: null })
+    ).id;
+    otherAgentId = (
+      await insertAgent(handle.db, { email: "b@example.com", name: "Bia", role: "agent", passwordHash: null })
+    ).id;
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    await handle.close();
+  });
+  afterEach(() => control(sandbox.url, "POST", "reset"));
+
+  it("records the sale as sent and its accepted outcome", async () => {
+    const submissionId = randomUUID();
+    const input = sale();
+    const result = await submit(submissionId, input);
+    expect(result).toMatchObject({
+      kind: "completed",
+      replay: false,
+      sale: { status: "accepted", upstreamStatus: 200 },
+    });
+    const recorded = await row(submissionId);
+    expect(recorded?.request).toEqual({ ...input, partnerSource: "Parceiro" });
+    expect(recorded?.upstreamMessage).toBe("Partner sale registered.");
+    expect(recorded?.completedAt).toBeInstanceOf(Date);
+  });
+
+  it("answers the same submissionId from the ledger without calling the upstream again", async () => {
+    const submissionId = randomUUID();
+    const input = sale();
+    await submit(submissionId, input);
+    const again = await submit(submissionId, input);
+    expect(again).toMatchObject({ kind: "completed", replay: true, sale: { status: "accepted" } });
+    expect((await stats()).saleRequests).toBe(1);
+  });
+
+  it("makes one upstream call for two submissions at the same moment", async () => {
+    await control(sandbox.url, "POST", "latency", { ms: 300, target: "sale" });
+    const submissionId = randomUUID();
+    const input = sale();
+    const results = await Promise.all([submit(submissionId, input), submit(submissionId, input)]);
+    expect(results.map((result) => result.kind).sort()).toEqual(["completed", "in-flight"]);
+    expect((await stats()).saleRequests).toBe(1);
+  });
+
+  it("sends a failed submission (nothing was sent) again under the same submissionId", async () => {
+    const closed = await startSandbox();
+    const unreachable = clientFor(closed.url);
+    await closed.close();
+    const submissionId = randomUUID();
+    const input = sale();
+    expect(await submit(submissionId, input, unreachable)).toMatchObject({ sale: { status: "failed" } });
+
+    const retried = await submit(submissionId, input);
+    expect(retried).toMatchObject({
+      kind: "completed",
+      replay: false,
+      sale: { status: "accepted", attempts: 2 },
+    });
+    expect((await stats()).salesAccepted).toBe(1);
+  });
+
+  it("never sends an unknown sale again", async () => {
+    await control(sandbox.url, "POST", "faults", { kind: "timeout" });
+    const submissionId = randomUUID();
+    const input = sale();
+    const timedOut = await submit(submissionId, input, clientFor(sandbox.url, 300));
+    expect(timedOut).toMatchObject({ sale: { status: "unknown", outcomeDetail: "timeout" } });
+    expect(await submit(submissionId, input)).toMatchObject({ replay: true, sale: { status: "unknown" } });
+    expect((await stats()).saleRequests).toBe(1);
+  });
+
+  it("records a rejection with the upstream message and the fields it names", async () => {
+    const input = sale();
+    await submit(randomUUID(), input);
+    const duplicate = await submit(randomUUID(), input);
+    expect(duplicate).toMatchObject({
+      sale: {
+        status: "rejected",
+        upstreamStatus: 409,
+        upstreamMessage: "The customer already has this plan.",
+      },
+    });
+    const invalid = await submit(randomUUID(), { ...sale(), customerPhone: "10987654321" });
+    expect(invalid).toMatchObject({
+      sale: { status: "rejected", upstreamStatus: 400, rejectedFields: ["customerPhone"] },
+    });
+  });
+
+  it("does not let another agent reuse a submissionId", async () => {
+    const submissionId = randomUUID();
+    await submit(submissionId, sale());
+    expect(await submit(submissionId, sale(), api, otherAgentId)).toEqual({ kind: "not-yours" });
+    expect((await stats()).saleRequests).toBe(1);
+  });
+
+  it("turns pending rows older than the timeout into unknown at start-up", async () => {
+    const stale = randomUUID();
+    const fresh = randomUUID();
+    const request = { ...sale(), partnerSource: "Parceiro" };
+    await handle.db.insert(sales).values([
+      { submissionId: stale, agentId, request, updatedAt: sql`now() - interval '1 minute'` },
+      { submissionId: fresh, agentId, request },
+    ]);
+    expect(await markStalePendingUnknown(handle.db, 15_000)).toBe(1);
+    expect(await row(stale)).toMatchObject({ status: "unknown", outcomeDetail: "interrupted" });
+    expect((await row(fresh))?.status).toBe("pending");
+  });
+});

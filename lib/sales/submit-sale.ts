@@ -1,0 +1,85 @@
+import "server-only";
+import type { Database } from "@/lib/db/connection";
+import { claimSubmission, recordOutcome, type RecordedOutcome } from "@/lib/db/queries/sales";
+import type { Sale } from "@/lib/db/schema";
+import { log } from "@/lib/log";
+import { buildSaleBody, type PartnerApiClient, type SaleOutcome } from "@/lib/partner-api";
+import type { ValidSale } from "@/lib/validation/sale";
+
+export type SubmissionResult =
+  | { kind: "completed"; replay: boolean; sale: Sale }
+  /** Another request with this submissionId is talking to the upstream right now. */
+  | { kind: "in-flight"; sale: Sale }
+  /** The submissionId belongs to another agent's sale. */
+  | { kind: "not-yours" };
+
+function toRecord(outcome: SaleOutcome): RecordedOutcome {
+  switch (outcome.status) {
+    case "accepted":
+      return {
+        status: "accepted",
+        upstreamStatus: outcome.httpStatus,
+        upstreamMessage: outcome.message,
+        outcomeDetail: null,
+        rejectedFields: null,
+      };
+    case "rejected":
+      return {
+        status: "rejected",
+        upstreamStatus: outcome.httpStatus,
+        upstreamMessage: outcome.message,
+        outcomeDetail: null,
+        rejectedFields: outcome.fields,
+      };
+    case "failed":
+      return {
+        status: "failed",
+        upstreamStatus: outcome.httpStatus ?? null,
+        upstreamMessage: null,
+        outcomeDetail: outcome.code,
+        rejectedFields: null,
+      };
+    case "unknown":
+      return {
+        status: "unknown",
+        upstreamStatus: outcome.httpStatus ?? null,
+        upstreamMessage: null,
+        outcomeDetail: outcome.reason,
+        rejectedFields: null,
+      };
+  }
+}
+
+/**
+ * The order that keeps every sale: the ledger row first (`pending`), then the upstream, then the outcome.
+ * The same submissionId again returns what was recorded without calling the upstream.
+ */
+export async function submitSale(
+  deps: { db: Database; partnerApi: PartnerApiClient; partnerSource: string | undefined },
+  input: { agentId: string; submissionId: string; sale: ValidSale },
+): Promise<SubmissionResult> {
+  const { db, partnerApi } = deps;
+  const { agentId, submissionId, sale } = input;
+  const claim = await claimSubmission(db, {
+    submissionId,
+    agentId,
+    request: buildSaleBody(sale, deps.partnerSource),
+  });
+  if (!claim.claimed) {
+    if (claim.sale.agentId !== agentId) return { kind: "not-yours" };
+    if (claim.sale.status === "pending") return { kind: "in-flight", sale: claim.sale };
+    log.info("sales.replay", { submissionId, status: claim.sale.status });
+    return { kind: "completed", replay: true, sale: claim.sale };
+  }
+
+  let outcome: SaleOutcome;
+  try {
+    outcome = await partnerApi.submitSale(sale, { submissionId });
+  } catch (error) {
+    // A bug between the ledger and the answer: whether the sale left is not known, so it is never resent.
+    log.error("sales.submit_crashed", { submissionId, error });
+    outcome = { status: "unknown", reason: "connection-lost" };
+  }
+  const recorded = await recordOutcome(db, submissionId, toRecord(outcome));
+  return { kind: "completed", replay: false, sale: recorded };
+}
