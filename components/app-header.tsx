@@ -26,6 +26,9 @@ export function AppHeader({ agent }: { agent: SessionAgent | null }) {
               <Link href="/" className="text-slate-700 hover:text-brand-700">
                 Nova venda
               </Link>
+              <Link href="/sales" className="text-slate-700 hover:text-brand-700">
+                Vendas
+              </Link>
             </nav>
             <span className="text-slate-500" title={agent.email}>
               {agent.name}

@@ -1,5 +1,8 @@
 import "server-only";
+import { sql } from "drizzle-orm";
+import { getDb } from "./db";
 import { getConfig } from "./env";
+import { log } from "./log";
 import { partnerApi, type TokenStatus } from "./partner-api";
 
 export interface Health {
@@ -13,13 +16,30 @@ export interface Health {
   };
 }
 
+const DB_CHECK_TIMEOUT_MS = 2_000;
+
+async function checkDatabase(): Promise<Health["db"]> {
+  try {
+    const db = await getDb();
+    await Promise.race([
+      db.execute(sql`select 1`),
+      new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), DB_CHECK_TIMEOUT_MS).unref()),
+    ]);
+    return "ok";
+  } catch (error) {
+    log.error("health.db_down", { error });
+    return "down";
+  }
+}
+
 export async function checkHealth(): Promise<Health> {
   const config = getConfig();
   const token = partnerApi().tokenStatus();
+  const db = await checkDatabase();
   const upstreamDown = token.lastExchange !== null && !token.lastExchange.ok;
   return {
-    status: upstreamDown ? "degraded" : "ok",
-    db: "ok",
+    status: db === "ok" && !upstreamDown ? "ok" : "degraded",
+    db,
     upstream: {
       mode: config.mode,
       tokenCached: token.cached,

@@ -28,5 +28,4 @@ export function freshCpf(): string {
   return base + cpfCheckDigits(base);
 }
 
-export const formatCpf = (digits: string) =>
-  `${digits.slice(0, 3)}.${digits.slice(3, 6)}.${digits.slice(6, 9)}-${digits.slice(9)}`;
+export { formatCpf } from "../../lib/format";

@@ -1,7 +1,9 @@
 import "server-only";
 import { getDb } from "@/lib/db";
-import type { Sale } from "@/lib/db/schema";
+import { findSale, listSales } from "@/lib/db/queries/sales";
+import type { Sale, SaleStatus } from "@/lib/db/schema";
 import { getConfig } from "@/lib/env";
+import { maskCpf } from "@/lib/format";
 import { partnerApi } from "@/lib/partner-api";
 import { outcomeView, type OutcomeView } from "@/lib/sales/outcome-view";
 import { submitSale, type SubmissionResult } from "@/lib/sales/submit-sale";
@@ -79,5 +81,70 @@ export function inFlightResult(submissionId: string): SaleResult {
     replay: true,
     upstreamMessage: null,
     fieldErrors: {},
+  };
+}
+
+export interface SaleListItem {
+  submissionId: string;
+  status: SaleStatus;
+  customerName: string;
+  maskedCpf: string;
+  planName: string;
+  agentName: string;
+  createdAt: Date;
+}
+
+function planName(planId: string): string {
+  return getConfig().plans?.find((plan) => plan.id.toLowerCase() === planId.toLowerCase())?.name ?? planId;
+}
+
+/** An agent sees their own sales; a supervisor sees everyone's. */
+export async function listVisibleSales(agent: SessionAgent, status?: SaleStatus): Promise<SaleListItem[]> {
+  const rows = await listSales(await getDb(), {
+    agentId: agent.role === "supervisor" ? undefined : agent.id,
+    status,
+    limit: 200,
+  });
+  return rows.map((row) => ({
+    submissionId: row.submissionId,
+    status: row.status,
+    customerName: row.request.customerName,
+    maskedCpf: maskCpf(row.request.customerDocument),
+    planName: planName(row.request.planId),
+    agentName: row.agentName,
+    createdAt: row.createdAt,
+  }));
+}
+
+export interface SaleDetail {
+  submissionId: string;
+  status: SaleStatus;
+  request: Sale["request"];
+  planName: string;
+  agentName: string;
+  attempts: number;
+  upstreamStatus: number | null;
+  upstreamMessage: string | null;
+  outcomeDetail: string | null;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+export async function getVisibleSale(agent: SessionAgent, submissionId: string): Promise<SaleDetail | null> {
+  if (!isSubmissionId(submissionId)) return null;
+  const sale = await findSale(await getDb(), submissionId);
+  if (!sale || (agent.role !== "supervisor" && sale.agentId !== agent.id)) return null;
+  return {
+    submissionId: sale.submissionId,
+    status: sale.status,
+    request: sale.request,
+    planName: planName(sale.request.planId),
+    agentName: sale.agentName,
+    attempts: sale.attempts,
+    upstreamStatus: sale.upstreamStatus,
+    upstreamMessage: sale.upstreamMessage,
+    outcomeDetail: sale.outcomeDetail,
+    createdAt: sale.createdAt,
+    completedAt: sale.completedAt,
   };
 }

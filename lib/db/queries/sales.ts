@@ -1,8 +1,8 @@
 import "server-only";
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, desc, eq, lt, sql } from "drizzle-orm";
 import type { PartnerSaleField, PartnerSaleRequestBody } from "@/lib/partner-api/types";
 import type { Database } from "../connection";
-import { sales, type Sale, type SaleStatus } from "../schema";
+import { agents, sales, type Sale, type SaleStatus } from "../schema";
 
 export type Claim = { claimed: true; sale: Sale } | { claimed: false; sale: Sale };
 
@@ -78,4 +78,49 @@ export async function markStalePendingUnknown(db: Database, olderThanMs: number)
     .where(and(eq(sales.status, "pending"), lt(sales.updatedAt, new Date(Date.now() - olderThanMs))))
     .returning({ submissionId: sales.submissionId });
   return stale.length;
+}
+
+export interface SaleListRow {
+  submissionId: string;
+  status: SaleStatus;
+  request: PartnerSaleRequestBody;
+  agentName: string;
+  createdAt: Date;
+}
+
+/** Most recent first; `agentId` limits the list to one agent's own sales. */
+export function listSales(
+  db: Database,
+  filter: { agentId?: string; status?: SaleStatus; limit: number },
+): Promise<SaleListRow[]> {
+  const conditions = [
+    filter.agentId ? eq(sales.agentId, filter.agentId) : undefined,
+    filter.status ? eq(sales.status, filter.status) : undefined,
+  ].filter((condition) => condition !== undefined);
+  return db
+    .select({
+      submissionId: sales.submissionId,
+      status: sales.status,
+      request: sales.request,
+      agentName: agents.name,
+      createdAt: sales.createdAt,
+    })
+    .from(sales)
+    .innerJoin(agents, eq(agents.id, sales.agentId))
+    .where(and(...conditions))
+    .orderBy(desc(sales.createdAt))
+    .limit(filter.limit);
+}
+
+export async function findSale(
+  db: Database,
+  submissionId: string,
+): Promise<(Sale & { agentName: string }) | undefined> {
+  const [row] = await db
+    .select({ sale: sales, agentName: agents.name })
+    .from(sales)
+    .innerJoin(agents, eq(agents.id, sales.agentId))
+    .where(eq(sales.submissionId, submissionId))
+    .limit(1);
+  return row ? { ...row.sale, agentName: row.agentName } : undefined;
 }

@@ -1,0 +1,80 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, test } from "./fixtures";
+import { SignInPage } from "./pages/sign-in-page";
+import { createAgent } from "./support/agents-cli";
+import { DEMO_AGENT } from "./support/environment";
+import { formatCpf, freshCpf } from "./support/sandbox";
+
+test("an agent finds the sale in their history, CPF masked, and opens it", async ({ saleForm, page }) => {
+  const cpf = freshCpf();
+  await saleForm.fill({
+    cpf: formatCpf(cpf),
+    name: "Helena Prado",
+    email: "helena@example.com",
+    phone: "(21) 3333-4444",
+    plan: "Plano Premium",
+    externalId: "CRM-77",
+  });
+  await saleForm.submit().click();
+  await expect(saleForm.status()).toContainText("Venda enviada");
+
+  await page.getByRole("banner").getByRole("link", { name: "Vendas" }).click();
+  await expect(page.getByRole("heading", { name: "Minhas vendas" })).toBeVisible();
+  const row = page.getByRole("row").filter({ hasText: "Helena Prado" });
+  await expect(row).toContainText(`***.${cpf.slice(3, 6)}.${cpf.slice(6, 9)}-**`);
+  await expect(row).toContainText("Plano Premium");
+  await expect(row).toContainText("Enviada");
+  await expect(page.getByText(formatCpf(cpf))).toHaveCount(0);
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  expect(violations.map((violation) => violation.id)).toEqual([]);
+
+  await row.getByRole("link").click();
+  await expect(page.getByRole("heading", { name: "Venda enviada" })).toBeVisible();
+  await expect(page.getByText(formatCpf(cpf))).toBeVisible();
+  await expect(page.getByText("(21) 3333-4444")).toBeVisible();
+  await expect(page.getByText("Partner sale registered.")).toBeVisible();
+});
+
+test("a supervisor sees every agent's sales; an agent cannot open another's", async ({
+  browser,
+  saleForm,
+  page,
+}) => {
+  await saleForm.fill({
+    cpf: formatCpf(freshCpf()),
+    name: "Otávio Reis",
+    email: "otavio@example.com",
+    phone: "(31) 98888-7777",
+    plan: "Plano Essencial",
+  });
+  await saleForm.submit().click();
+  await expect(saleForm.status()).toContainText("Venda enviada");
+  await page.goto("/sales");
+  const detailUrl = await page
+    .getByRole("row")
+    .filter({ hasText: "Otávio Reis" })
+    .getByRole("link")
+    .getAttribute("href");
+
+  const supervisorContext = await browser.newContext();
+  const supervisor = await supervisorContext.newPage();
+  const signIn = new SignInPage(supervisor);
+  await signIn.goto();
+  await signIn.signIn("supervisor@demo.local", DEMO_AGENT.password);
+  await supervisor.goto("/sales");
+  await expect(supervisor.getByRole("heading", { name: "Vendas da equipe" })).toBeVisible();
+  await expect(supervisor.getByRole("row").filter({ hasText: "Otávio Reis" })).toContainText(DEMO_AGENT.name);
+  await supervisorContext.close();
+
+  const otherContext = await browser.newContext();
+  const other = await otherContext.newPage();
+  const otherAgent = await createAgent();
+  const otherSignIn = new SignInPage(other);
+  await otherSignIn.goto();
+  await otherSignIn.signIn(otherAgent.email, otherAgent.password);
+  await other.goto("/sales");
+  await expect(other.getByText("Nenhuma venda por aqui.")).toBeVisible();
+  const response = await other.goto(detailUrl!);
+  expect(response?.status()).toBe(404);
+  await otherContext.close();
+});
