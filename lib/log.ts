@@ -8,7 +8,15 @@ const ALLOWED_KEYS = new Set(["event", "service", "clientId", "submissionId", "a
 
 function sanitize(value: unknown, depth = 0): unknown {
   if (value instanceof Error) {
-    return { name: value.name, message: value.message, ...("code" in value ? { code: value.code } : {}) };
+    // Driver errors quote the failed query with its parameters (customer data): keep only name and code.
+    const cause = value.cause as { code?: unknown } | undefined;
+    const code = "code" in value ? value.code : cause?.code;
+    const quotesQuery = "query" in value || "params" in value || /\bparams:/.test(value.message);
+    return {
+      name: value.name,
+      ...(quotesQuery ? {} : { message: value.message }),
+      ...(code ? { code } : {}),
+    };
   }
   if (Array.isArray(value)) return depth > 4 ? "[…]" : value.map((item) => sanitize(item, depth + 1));
   if (value && typeof value === "object") {

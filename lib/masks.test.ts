@@ -36,3 +36,11 @@ describe("masks", () => {
     expect(caretAfterDigits("(11) 98765-4321", 2)).toBe(3);
   });
 });
+
+describe("phone numbers pasted with a country code or trunk prefix", () => {
+  it.each([
+    ["5591987654321", "(91) 98765-4321"],
+    ["551133334444", "(11) 3333-4444"],
+    ["011987654321", "(11) 98765-4321"],
+  ])("%j → %j", (digits, formatted) => expect(phoneMask(digits)).toBe(formatted));
+});

@@ -1,3 +1,5 @@
+import { nationalPhoneDigits } from "./validation/phone";
+
 /** Fixed-pattern masks: `0` is a digit slot, anything else a literal shown once a digit follows it. */
 export type Mask = (digits: string) => string;
 
@@ -14,10 +16,12 @@ export function applyPattern(digits: string, pattern: string): string {
 export const cpfMask: Mask = (digits) => applyPattern(digits.slice(0, 11), "000.000.000-00");
 
 // Landline (00) 0000-0000 up to 10 digits; the 11th digit turns it into a mobile (00) 00000-0000.
-export const phoneMask: Mask = (digits) =>
-  digits.length > 10
+export const phoneMask: Mask = (typed) => {
+  const digits = nationalPhoneDigits(typed);
+  return digits.length > 10
     ? applyPattern(digits.slice(0, 11), "(00) 00000-0000")
     : applyPattern(digits, "(00) 0000-0000");
+};
 
 export const dateMask: Mask = (digits) => applyPattern(digits.slice(0, 8), "00/00/0000");
 

@@ -33,15 +33,16 @@ export async function startServer(): Promise<void> {
     const db = await getDb();
     if (config.mode === "sandbox") await seedDemoAccounts(db);
     // Sales left pending by a process that stopped mid-call may exist upstream: a supervisor checks them.
-    // Rows younger than the timeout may still be in another instance's hands: look again once it has passed.
+    // A submission can take a token exchange and a sale, twice after a 401: only older rows are orphans.
+    const orphanAfterMs = 4 * config.partnerApi.timeoutMs + 5_000;
     const sweep = async () => {
-      const interrupted = await markStalePendingUnknown(db, config.partnerApi.timeoutMs);
+      const interrupted = await markStalePendingUnknown(db, orphanAfterMs);
       if (interrupted > 0) log.warn("sales.interrupted_marked_unknown", { count: interrupted });
     };
     await sweep();
-    setTimeout(
+    setInterval(
       () => void sweep().catch((error) => log.error("sales.sweep_failed", { error })),
-      config.partnerApi.timeoutMs + 1_000,
+      orphanAfterMs,
     ).unref();
   } catch (error) {
     stop(`Database error: ${error instanceof Error ? error.message : String(error)}`);

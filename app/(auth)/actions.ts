@@ -3,7 +3,7 @@
 import { AuthError, CredentialsSignin } from "next-auth";
 import { signIn, signOut } from "@/auth";
 import type { ActionState } from "@/lib/action-state";
-import { safeReturnPath } from "@/lib/dal/session";
+import { safeReturnPath } from "@/lib/safe-return-path";
 
 export type SignInField = "email" | "password";
 

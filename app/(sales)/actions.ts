@@ -9,6 +9,8 @@ import {
   type SaleResult,
 } from "@/lib/dal/sales";
 import { verifySession } from "@/lib/dal/session";
+import { log } from "@/lib/log";
+import { UNCONFIRMED_MESSAGE } from "@/lib/sales/outcome-view";
 import { fieldErrorsOf, SALE_FIELDS, type SaleField } from "@/lib/validation/sale";
 
 export type SaleActionState = ActionState<SaleField, SaleResult>;
@@ -35,7 +37,14 @@ export async function submitSaleAction(
     return { ok: false, fieldErrors: fieldErrorsOf(parsed.error), message: "Corrija os campos indicados." };
   }
 
-  const submission = await submitSaleAsAgent(agent, submissionId, parsed.data);
+  let submission;
+  try {
+    submission = await submitSaleAsAgent(agent, submissionId, parsed.data);
+  } catch (error) {
+    // The ledger keeps this submissionId: sending again replays whatever happened, never a second sale.
+    log.error("sales.action_failed", { submissionId, error });
+    return { ok: false, fieldErrors: {}, message: UNCONFIRMED_MESSAGE };
+  }
   switch (submission.kind) {
     case "result":
       return { ok: true, data: submission.result, message: null };

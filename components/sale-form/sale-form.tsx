@@ -6,6 +6,7 @@ import { useForm } from "react-hook-form";
 import { FormField, inputClassName } from "@/components/ui/form-field";
 import type { SaleActionState } from "@/app/(sales)/actions";
 import { INITIAL_ACTION_STATE } from "@/lib/action-state";
+import { UNCONFIRMED_MESSAGE } from "@/lib/sales/outcome-view";
 import type { PlanOption } from "@/lib/dal/plans";
 import { cpfMask, dateMask, phoneMask } from "@/lib/masks";
 import {
@@ -53,9 +54,12 @@ export function SaleForm({
   const [state, dispatch, pending] = useActionState(
     async (previous: SaleActionState, payload: FormData | typeof RESET): Promise<SaleActionState> => {
       if (payload === RESET) return INITIAL_ACTION_STATE;
-      const next = await submitSale(previous, payload).finally(() => {
-        busy.current = false;
-      });
+      // A dropped connection keeps the same submissionId, so sending again replays instead of duplicating.
+      const next = await submitSale(previous, payload)
+        .catch((): SaleActionState => ({ ok: false, fieldErrors: {}, message: UNCONFIRMED_MESSAGE }))
+        .finally(() => {
+          busy.current = false;
+        });
       const fieldErrors = next.ok ? next.data.fieldErrors : next.fieldErrors;
       for (const field of SALE_FIELDS) {
         if (fieldErrors[field]) setError(field, { type: "server", message: fieldErrors[field] });

@@ -6,6 +6,7 @@ import { auth } from "@/auth";
 import { getDb } from "@/lib/db";
 import { findAgentById } from "@/lib/db/queries/agents";
 import type { AgentRole } from "@/lib/db/schema";
+import { safeReturnPath } from "@/lib/safe-return-path";
 
 export interface SessionAgent {
   id: string;
@@ -26,11 +27,6 @@ export const verifySession = cache(async (): Promise<SessionAgent | null> => {
   if (!agent || agent.disabledAt || session.authTime < agent.sessionsValidFrom.getTime()) return null;
   return { id: agent.id, name: agent.name, email: agent.email, role: agent.role };
 });
-
-/** Safe return paths only: a local path, never `//host` or an absolute URL. */
-export function safeReturnPath(value: unknown, fallback = "/"): string {
-  return typeof value === "string" && /^\/(?![/\\])/.test(value) ? value : fallback;
-}
 
 /** For pages: the signed-in agent, or a redirect to the sign-in page that comes back here. */
 export async function requireAgent(returnTo: string): Promise<SessionAgent> {

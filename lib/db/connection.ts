@@ -9,6 +9,7 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/node-postgres";
 import { migrate as migratePostgres } from "drizzle-orm/node-postgres/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
+import { log } from "@/lib/log";
 import { acquireDataDirLock } from "./data-dir-lock";
 import * as schema from "./schema";
 
@@ -41,6 +42,8 @@ const socketPath = (dataDir: string) => join(dataDir, `.s.PGSQL.${SOCKET_PORT}`)
 
 async function openPostgres(url: string): Promise<DatabaseHandle> {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // An idle connection dropped by the server (restart, failover) must not take the process down.
+  pool.on("error", (error) => log.error("db.pool_error", { error }));
   const db = drizzlePostgres(pool, { schema });
   await migratePostgres(db, { migrationsFolder: MIGRATIONS });
   return { db, kind: "postgresql", close: () => pool.end() };
@@ -67,7 +70,8 @@ async function openThroughSocket(dataDir: string, holderPid: number): Promise<Da
 }
 
 async function openPglite(dataDir: string, role: DatabaseOptions["role"]): Promise<DatabaseHandle> {
-  mkdirSync(dataDir, { recursive: true });
+  // Customer data lives here: the directory is the owner's alone.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const lock = acquireDataDirLock(dataDir);
   if (!lock.acquired) {
     if (role === "tool") return openThroughSocket(dataDir, lock.holderPid);

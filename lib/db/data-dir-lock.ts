@@ -1,5 +1,5 @@
 import "server-only";
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -29,13 +29,16 @@ function readHolder(path: string): number | undefined {
 }
 
 export function acquireDataDirLock(dataDir: string): LockResult {
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const path = join(dataDir, LOCK_FILE);
+  // Written whole under a private name, then linked into place: link fails if the lock exists, and no
+  // other process can ever read a lock file that is still empty.
+  const candidate = join(dataDir, `${LOCK_FILE}.${process.pid}`);
+  writeFileSync(candidate, String(process.pid), { mode: 0o600 });
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const fd = openSync(path, "wx", 0o600);
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
+      linkSync(candidate, path);
+      rmSync(candidate, { force: true });
       let released = false;
       const release = () => {
         if (released) return;
@@ -45,14 +48,19 @@ export function acquireDataDirLock(dataDir: string): LockResult {
       process.once("exit", release);
       return { acquired: true, release };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
+        rmSync(candidate, { force: true });
+        throw error;
+      }
       const holder = readHolder(path);
       if (holder !== undefined && holder !== process.pid && isAlive(holder)) {
+        rmSync(candidate, { force: true });
         return { acquired: false, holderPid: holder };
       }
       // Left behind by a process that died: the directory is free.
       rmSync(path, { force: true });
     }
   }
+  rmSync(candidate, { force: true });
   throw new Error(`Could not lock ${dataDir}.`);
 }

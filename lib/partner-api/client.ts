@@ -41,6 +41,14 @@ const NOTHING_SENT_CODES = new Set([
   "EHOSTUNREACH",
   "ENETUNREACH",
   "UND_ERR_CONNECT_TIMEOUT",
+  // TLS fails during the handshake, before a byte of the request is written.
+  "CERT_HAS_EXPIRED",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "EPROTO",
 ]);
 
 function errorCode(error: unknown): string | undefined {
@@ -66,14 +74,12 @@ export function buildSaleBody(sale: SaleFields, partnerSource: string | undefine
   return body;
 }
 
-// Besides field names ("Invalid fields: customerPhone."), answers name the plan in words ("plan does not exist").
-const FIELD_WORDS: Partial<Record<PartnerSaleField, RegExp>> = { planId: /\bplan\b/i };
-
 /** The upstream names invalid fields in its message; pick out the ones it mentions. */
-export function fieldsNamedIn(message: string): PartnerSaleField[] {
-  return PARTNER_SALE_FIELDS.filter(
-    (field) => new RegExp(`\\b${field}\\b`, "i").test(message) || FIELD_WORDS[field]?.test(message),
-  );
+export function fieldsNamedIn(message: string, httpStatus?: number): PartnerSaleField[] {
+  const fields = PARTNER_SALE_FIELDS.filter((field) => new RegExp(`\\b${field}\\b`, "i").test(message));
+  // 422 is the unknown plan, named in words ("The specified plan does not exist.").
+  if (httpStatus === 422 && fields.length === 0 && /\bplan\b/i.test(message)) fields.push("planId");
+  return fields;
 }
 
 export interface PartnerApiClient {
@@ -147,7 +153,7 @@ export function createPartnerApiClient(
     const message = typeof envelope.message === "string" ? envelope.message : "";
     if (response.ok && envelope.success && envelope.data) return { status: "accepted", httpStatus, message };
     if (response.ok || (httpStatus >= 400 && httpStatus < 500)) {
-      return { status: "rejected", httpStatus, message, fields: fieldsNamedIn(message) };
+      return { status: "rejected", httpStatus, message, fields: fieldsNamedIn(message, httpStatus) };
     }
     return { status: "unknown", reason: "malformed-answer", httpStatus };
   }

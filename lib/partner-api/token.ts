@@ -183,7 +183,8 @@ export class TokenSource {
       });
       throw new AppError("partner_api.invalid_client", "The provider refused the client credentials");
     }
-    if (response.status >= 400 && response.status < 500) {
+    // 429 (rate limited) is transient, like a 5xx; other 4xx answers mean the request itself is wrong.
+    if (response.status >= 400 && response.status < 500 && response.status !== 429) {
       this.deps.log.error("partner_api.token_rejected", {
         clientId,
         httpStatus: response.status,

@@ -1,5 +1,9 @@
 import type { SaleStatus } from "@/lib/db/schema";
 
+/** When the answer itself was lost (server error, dropped connection): the same submission is safe to send. */
+export const UNCONFIRMED_MESSAGE =
+  "Não foi possível confirmar o envio. Envie novamente: se a venda já tiver sido registrada, ela não será duplicada.";
+
 /** What the agent reads for each recorded outcome (PRODUCT.md section 6), in one place. */
 export interface OutcomeView {
   status: Exclude<SaleStatus, "pending"> | "in-flight";

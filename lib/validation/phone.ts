@@ -36,3 +36,10 @@ export function phoneProblem(digits: string): PhoneProblem | null {
 export function isValidPhone(digits: string): boolean {
   return phoneProblem(digits) === null;
 }
+
+/** Digits as typed or pasted to DDD + number: drops a +55 country code or a 0 trunk prefix. */
+export function nationalPhoneDigits(digits: string): string {
+  if (digits.length >= 12 && digits.startsWith("55")) return digits.slice(2);
+  if (digits.length >= 11 && digits.startsWith("0")) return digits.slice(1);
+  return digits;
+}

@@ -8,7 +8,7 @@ import {
   type NameProblem,
 } from "./contact";
 import { cpfProblem, onlyDigits, type CpfProblem } from "./cpf";
-import { phoneProblem, type PhoneProblem } from "./phone";
+import { nationalPhoneDigits, phoneProblem, type PhoneProblem } from "./phone";
 
 /**
  * The sale form's one schema, shared by the browser (zodResolver) and the server (safeParse). Fields carry the
@@ -95,7 +95,7 @@ export function parseEmail(raw: string): Parsed<string> {
 export function parsePhone(raw: string): Parsed<string> {
   if (!raw.trim()) return fail("Informe o telefone.");
   if (/[^\d()\-\s+]/.test(raw)) return fail("O telefone deve conter apenas números.");
-  const digits = onlyDigits(raw);
+  const digits = nationalPhoneDigits(onlyDigits(raw));
   const problem = phoneProblem(digits);
   return problem ? fail(PHONE_MESSAGES[problem]) : ok(digits);
 }

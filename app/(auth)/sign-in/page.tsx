@@ -1,6 +1,7 @@
 import type { Metadata, Route } from "next";
 import { redirect } from "next/navigation";
-import { safeReturnPath, verifySession } from "@/lib/dal/session";
+import { verifySession } from "@/lib/dal/session";
+import { safeReturnPath } from "@/lib/safe-return-path";
 import { SignInForm } from "./_components/sign-in-form";
 
 export const metadata: Metadata = { title: "Entrar" };

@@ -1,5 +1,6 @@
 import { inFlightResult, isSubmissionId, saleSchema, submitSaleAsAgent } from "@/lib/dal/sales";
 import { verifySession } from "@/lib/dal/session";
+import { log } from "@/lib/log";
 import { fieldErrorsOf, SALE_FIELDS } from "@/lib/validation/sale";
 
 export const dynamic = "force-dynamic";
@@ -54,7 +55,17 @@ export async function POST(request: Request) {
     return answer(400, { error: "invalid_fields", fieldErrors: fieldErrorsOf(parsed.error) });
   }
 
-  const submission = await submitSaleAsAgent(agent, submissionId, parsed.data);
+  let submission;
+  try {
+    submission = await submitSaleAsAgent(agent, submissionId, parsed.data);
+  } catch (error) {
+    log.error("sales.api_failed", { submissionId, error });
+    return answer(503, {
+      error: "not_confirmed",
+      message:
+        "The outcome could not be confirmed. Send again with the same Idempotency-Key: it is never sent twice.",
+    });
+  }
   if (submission.kind === "not-yours") {
     return answer(409, {
       error: "idempotency_key_in_use",

@@ -3,6 +3,9 @@ import { asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../connection";
 import { agents, type Agent, type AgentRole } from "../schema";
 
+// sessionsValidFrom is compared with the session's sign-in time, taken from the app's clock (auth.ts), so it
+// is set from the same clock rather than the database's now().
+
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
@@ -31,7 +34,12 @@ export async function insertAgent(
 ): Promise<Agent> {
   const [agent] = await db
     .insert(agents)
-    .values({ ...input, email: normalizeEmail(input.email), name: input.name.trim() })
+    .values({
+      ...input,
+      email: normalizeEmail(input.email),
+      name: input.name.trim(),
+      sessionsValidFrom: new Date(),
+    })
     .onConflictDoNothing({ target: agents.email })
     .returning();
   if (!agent)
@@ -53,7 +61,7 @@ export async function setAgentDisabled(
     .update(agents)
     .set(
       disabled
-        ? { disabledAt: sql`now()`, sessionsValidFrom: sql`now()`, updatedAt: sql`now()` }
+        ? { disabledAt: sql`now()`, sessionsValidFrom: new Date(), updatedAt: sql`now()` }
         : { disabledAt: null, updatedAt: sql`now()` },
     )
     .where(eq(agents.email, normalizeEmail(email)))
@@ -69,7 +77,7 @@ export async function setAgentPassword(
 ): Promise<Agent | undefined> {
   const [agent] = await db
     .update(agents)
-    .set({ passwordHash, sessionsValidFrom: sql`now()`, updatedAt: sql`now()` })
+    .set({ passwordHash, sessionsValidFrom: new Date(), updatedAt: sql`now()` })
     .where(eq(agents.email, normalizeEmail(email)))
     .returning();
   return agent;

@@ -1,5 +1,5 @@
 import "server-only";
-import { and, desc, eq, lt, sql } from "drizzle-orm";
+import { and, desc, eq, lt, or, sql } from "drizzle-orm";
 import type { PartnerSaleField, PartnerSaleRequestBody } from "@/lib/partner-api/types";
 import type { Database } from "../connection";
 import { agents, sales, type Sale, type SaleStatus } from "../schema";
@@ -64,18 +64,32 @@ export async function recordOutcome(
   const [sale] = await db
     .update(sales)
     .set({ ...outcome, updatedAt: sql`now()`, completedAt: sql`now()` })
-    .where(and(eq(sales.submissionId, submissionId), eq(sales.status, "pending")))
+    .where(
+      and(
+        eq(sales.submissionId, submissionId),
+        // A slow call may outlive the sweep that gave up on it: its real answer still wins.
+        or(
+          eq(sales.status, "pending"),
+          and(eq(sales.status, "unknown"), eq(sales.outcomeDetail, "interrupted")),
+        ),
+      ),
+    )
     .returning();
   if (!sale) throw new Error(`Submission ${submissionId} was not pending when its outcome arrived.`);
   return sale;
 }
 
-/** At start-up: a `pending` row older than the upstream timeout belongs to a process that died mid-call. */
+/** A `pending` row older than any call could take belongs to a process that died mid-call. */
 export async function markStalePendingUnknown(db: Database, olderThanMs: number): Promise<number> {
   const stale = await db
     .update(sales)
     .set({ status: "unknown", outcomeDetail: "interrupted", updatedAt: sql`now()`, completedAt: sql`now()` })
-    .where(and(eq(sales.status, "pending"), lt(sales.updatedAt, new Date(Date.now() - olderThanMs))))
+    .where(
+      and(
+        eq(sales.status, "pending"),
+        lt(sales.updatedAt, sql`now() - ${olderThanMs} * interval '1 millisecond'`),
+      ),
+    )
     .returning({ submissionId: sales.submissionId });
   return stale.length;
 }
