@@ -49,7 +49,8 @@ export default defineConfig({
     url: `http://localhost:${E2E_PORTS.app}/api/health`,
     reuseExistingServer: false,
     timeout: 240_000,
-    stdout: "pipe",
+    // The app's and sandbox's log lines go to LOG_FILE (specs read it); start-up errors still show on stderr.
+    stdout: "ignore",
     stderr: "pipe",
     env: {
       NEXT_TELEMETRY_DISABLED: "1",

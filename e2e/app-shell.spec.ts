@@ -1,5 +1,7 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { expect, test } from "./fixtures";
-import { DEMO_AGENT } from "./support/environment";
+import { DEMO_AGENT, E2E_DATA_DIR } from "./support/environment";
 
 test("the home page is the app, in Portuguese, with its header", async ({ page, signInPage }) => {
   await page.goto("/");
@@ -23,4 +25,27 @@ test("the favicon is served", async ({ request }) => {
   const response = await request.get("/icon.svg");
   expect(response.status()).toBe(200);
   expect(response.headers()["content-type"]).toContain("image/svg+xml");
+});
+
+test("no page, script or response the browser gets carries a secret", async ({ page, signInPage }) => {
+  const authSecret = readFileSync(join(E2E_DATA_DIR, "auth-secret"), "utf8").trim();
+  const secrets = ["sandbox-secret", authSecret];
+  const bodies: string[] = [];
+  page.on("response", async (response) => {
+    bodies.push(
+      `${response.url()} ${JSON.stringify(response.headers())} ${await response.text().catch(() => "")}`,
+    );
+  });
+  await page.goto("/");
+  await signInPage.signIn(DEMO_AGENT.email, DEMO_AGENT.password);
+  await expect(page.getByRole("heading", { level: 1, name: "Nova venda" })).toBeVisible();
+  await page.goto("/sales");
+  await page.goto("/api/health");
+  expect(bodies.length).toBeGreaterThan(5);
+  for (const body of bodies) for (const secret of secrets) expect(body).not.toContain(secret);
+});
+
+test("no other site may frame the app", async ({ request }) => {
+  const response = await request.get("/sign-in");
+  expect(response.headers()["content-security-policy"]).toBe("frame-ancestors 'self'");
 });
