@@ -3,7 +3,7 @@ import { expect, test } from "./fixtures";
 import { SignInPage } from "./pages/sign-in-page";
 import { createAgent } from "./support/agents-cli";
 import { DEMO_AGENT } from "./support/environment";
-import { formatCpf, freshCpf } from "./support/sandbox";
+import { formatCpf, freshCpf, sandboxControl } from "./support/sandbox";
 
 test("an agent finds the sale in their history, CPF masked, and opens it", async ({ saleForm, page }) => {
   const cpf = freshCpf();
@@ -77,4 +77,31 @@ test("a supervisor sees every agent's sales; an agent cannot open another's", as
   const response = await other.goto(detailUrl!);
   expect(response?.status()).toBe(404);
   await otherContext.close();
+});
+
+test("a supervisor settles a sale whose outcome is unknown", async ({ browser, saleForm }) => {
+  await sandboxControl("POST", "faults", { kind: "500" });
+  await saleForm.fill({
+    cpf: formatCpf(freshCpf()),
+    name: "Rita Campos",
+    email: "rita@example.com",
+    phone: "(41) 99999-0000",
+    plan: "Plano Essencial",
+  });
+  await saleForm.submit().click();
+  await expect(saleForm.alert()).toContainText("Não foi possível confirmar a venda");
+
+  const context = await browser.newContext();
+  const supervisor = await context.newPage();
+  const signIn = new SignInPage(supervisor);
+  await signIn.goto();
+  await signIn.signIn("supervisor@demo.local", DEMO_AGENT.password);
+  await supervisor.goto("/sales?status=unknown");
+  await supervisor.getByRole("row").filter({ hasText: "Rita Campos" }).getByRole("link").click();
+  await expect(supervisor.getByRole("heading", { name: "Venda a confirmar" })).toBeVisible();
+  await supervisor.getByRole("button", { name: "A venda foi registrada" }).click();
+  await expect(supervisor.getByRole("heading", { name: "Venda enviada" })).toBeVisible();
+  await expect(supervisor.getByText(/confirmado por Supervisora Demo/)).toBeVisible();
+  await expect(supervisor.getByRole("button", { name: "A venda foi registrada" })).toHaveCount(0);
+  await context.close();
 });

@@ -1,9 +1,12 @@
 "use server";
 
+import { revalidatePath } from "next/cache";
+import { redirect } from "next/navigation";
 import type { ActionState } from "@/lib/action-state";
 import {
   inFlightResult,
   isSubmissionId,
+  resolveSaleAsSupervisor,
   saleSchema,
   submitSaleAsAgent,
   type SaleResult,
@@ -53,4 +56,16 @@ export async function submitSaleAction(
     case "not-yours":
       return { ok: false, fieldErrors: {}, message: "Formulário desatualizado: recarregue a página." };
   }
+}
+
+/** A supervisor settles an `unknown` sale after checking with the provider. */
+export async function resolveSaleAction(formData: FormData): Promise<void> {
+  const agent = await verifySession();
+  if (!agent) redirect("/sign-in");
+  const submissionId = formData.get("submissionId");
+  const resolution = formData.get("resolution");
+  if (!isSubmissionId(submissionId) || (resolution !== "registered" && resolution !== "not-registered"))
+    return;
+  await resolveSaleAsSupervisor(agent, submissionId, resolution);
+  revalidatePath(`/sales/${submissionId}`);
 }

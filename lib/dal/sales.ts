@@ -1,9 +1,10 @@
 import "server-only";
 import { getDb } from "@/lib/db";
-import { findSale, listSales } from "@/lib/db/queries/sales";
+import { findSale, listSales, resolveUnknownSale, type Resolution } from "@/lib/db/queries/sales";
 import type { Sale, SaleStatus } from "@/lib/db/schema";
 import { getConfig } from "@/lib/env";
 import { maskCpf } from "@/lib/format";
+import { log } from "@/lib/log";
 import { partnerApi } from "@/lib/partner-api";
 import { outcomeView, type OutcomeView } from "@/lib/sales/outcome-view";
 import { submitSale, type SubmissionResult } from "@/lib/sales/submit-sale";
@@ -128,6 +129,10 @@ export interface SaleDetail {
   outcomeDetail: string | null;
   createdAt: Date;
   completedAt: Date | null;
+  resolvedBy: string | null;
+  resolvedAt: Date | null;
+  /** Whether the viewer may settle this sale (a supervisor, on an `unknown` sale). */
+  canResolve: boolean;
 }
 
 export async function getVisibleSale(agent: SessionAgent, submissionId: string): Promise<SaleDetail | null> {
@@ -146,5 +151,24 @@ export async function getVisibleSale(agent: SessionAgent, submissionId: string):
     outcomeDetail: sale.outcomeDetail,
     createdAt: sale.createdAt,
     completedAt: sale.completedAt,
+    resolvedBy: sale.resolverName,
+    resolvedAt: sale.resolvedAt,
+    canResolve: agent.role === "supervisor" && sale.status === "unknown",
   };
+}
+
+/** Supervisors only, `unknown` sales only; false when the sale is not (or no longer) unknown. */
+export async function resolveSaleAsSupervisor(
+  agent: SessionAgent,
+  submissionId: string,
+  resolution: Resolution,
+): Promise<boolean> {
+  if (agent.role !== "supervisor" || !isSubmissionId(submissionId)) return false;
+  const resolved = await resolveUnknownSale(await getDb(), {
+    submissionId,
+    supervisorId: agent.id,
+    resolution,
+  });
+  if (resolved) log.info("sales.resolved", { submissionId, resolution, agentId: agent.id });
+  return Boolean(resolved);
 }

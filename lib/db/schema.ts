@@ -77,6 +77,9 @@ export const sales = pgTable(
     rejectedFields: jsonb("rejected_fields").$type<PartnerSaleField[]>(),
     ...timestamps,
     completedAt: timestamp("completed_at", { withTimezone: true }),
+    /** The supervisor who settled an `unknown` sale after checking with the provider, and when. */
+    resolvedBy: uuid("resolved_by").references(() => agents.id),
+    resolvedAt: timestamp("resolved_at", { withTimezone: true }),
   },
   (table) => [
     index("sales_agent_created_idx").on(table.agentId, table.createdAt),

@@ -3,7 +3,7 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/lib/db/connection";
 import { insertAgent } from "@/lib/db/queries/agents";
-import { markStalePendingUnknown } from "@/lib/db/queries/sales";
+import { markStalePendingUnknown, resolveUnknownSale } from "@/lib/db/queries/sales";
 import { sales } from "@/lib/db/schema";
 import { createPartnerApiClient, type PartnerApiClient } from "@/lib/partner-api";
 import type { ValidSale } from "@/lib/validation/sale";
@@ -156,5 +156,33 @@ describe.each(testDatabases)("the sales ledger on $name", ({ open }) => {
     expect(await markStalePendingUnknown(handle.db, 15_000)).toBe(1);
     expect(await row(stale)).toMatchObject({ status: "unknown", outcomeDetail: "interrupted" });
     expect((await row(fresh))?.status).toBe("pending");
+  });
+
+  it("lets a supervisor settle an unknown sale once, and nothing else", async () => {
+    await control(sandbox.url, "POST", "faults", { kind: "500" });
+    const unknown = randomUUID();
+    await submit(unknown, sale());
+    const accepted = randomUUID();
+    await submit(accepted, sale());
+
+    const settled = await resolveUnknownSale(handle.db, {
+      submissionId: unknown,
+      supervisorId: otherAgentId,
+      resolution: "registered",
+    });
+    expect(settled).toMatchObject({
+      status: "accepted",
+      outcomeDetail: "confirmed-registered",
+      resolvedBy: otherAgentId,
+    });
+    expect(settled?.resolvedAt).toBeInstanceOf(Date);
+    const again = {
+      submissionId: unknown,
+      supervisorId: otherAgentId,
+      resolution: "not-registered" as const,
+    };
+    expect(await resolveUnknownSale(handle.db, again)).toBeUndefined();
+    expect(await resolveUnknownSale(handle.db, { ...again, submissionId: accepted })).toBeUndefined();
+    expect((await row(unknown))?.status).toBe("accepted");
   });
 });

@@ -1,5 +1,6 @@
 import "server-only";
 import { and, desc, eq, lt, or, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
 import type { PartnerSaleField, PartnerSaleRequestBody } from "@/lib/partner-api/types";
 import type { Database } from "../connection";
 import { agents, sales, type Sale, type SaleStatus } from "../schema";
@@ -129,12 +130,38 @@ export function listSales(
 export async function findSale(
   db: Database,
   submissionId: string,
-): Promise<(Sale & { agentName: string }) | undefined> {
+): Promise<(Sale & { agentName: string; resolverName: string | null }) | undefined> {
+  const resolver = alias(agents, "resolver");
   const [row] = await db
-    .select({ sale: sales, agentName: agents.name })
+    .select({ sale: sales, agentName: agents.name, resolverName: resolver.name })
     .from(sales)
     .innerJoin(agents, eq(agents.id, sales.agentId))
+    .leftJoin(resolver, eq(resolver.id, sales.resolvedBy))
     .where(eq(sales.submissionId, submissionId))
     .limit(1);
-  return row ? { ...row.sale, agentName: row.agentName } : undefined;
+  return row ? { ...row.sale, agentName: row.agentName, resolverName: row.resolverName } : undefined;
+}
+
+export type Resolution = "registered" | "not-registered";
+
+/**
+ * A supervisor settles an `unknown` sale after asking the provider: registered → accepted; not registered →
+ * failed (nothing to duplicate, so it may be sold again). Only `unknown` rows move; returns undefined otherwise.
+ */
+export async function resolveUnknownSale(
+  db: Database,
+  input: { submissionId: string; supervisorId: string; resolution: Resolution },
+): Promise<Sale | undefined> {
+  const [sale] = await db
+    .update(sales)
+    .set({
+      status: input.resolution === "registered" ? "accepted" : "failed",
+      outcomeDetail: input.resolution === "registered" ? "confirmed-registered" : "confirmed-not-registered",
+      resolvedBy: input.supervisorId,
+      resolvedAt: sql`now()`,
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(sales.submissionId, input.submissionId), eq(sales.status, "unknown")))
+    .returning();
+  return sale;
 }

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { getVisibleSale } from "@/lib/dal/sales";
+import { resolveSaleAction } from "../../actions";
 import { requireAgent } from "@/lib/dal/session";
 import { formatCpf, formatDateTime, formatIsoDate, formatPhone, STATUS_LABELS } from "@/lib/format";
 
@@ -55,6 +56,12 @@ export default async function SalePage({ params }: PageProps<"/sales/[id]">) {
                 {formatDateTime(sale.createdAt)} — registrada por {sale.agentName} e enviada ao fornecedor
                 {sale.attempts > 1 ? ` (${sale.attempts} tentativas)` : ""}
               </li>
+              {sale.resolvedAt ? (
+                <li>
+                  {formatDateTime(sale.resolvedAt)} — {STATUS_LABELS[sale.status]}: confirmado por{" "}
+                  {sale.resolvedBy} com o fornecedor
+                </li>
+              ) : null}
               {sale.completedAt ? (
                 <li>
                   {formatDateTime(sale.completedAt)} — {STATUS_LABELS[sale.status]}
@@ -64,6 +71,33 @@ export default async function SalePage({ params }: PageProps<"/sales/[id]">) {
               )}
             </ol>
           </div>
+          {sale.canResolve ? (
+            <form action={resolveSaleAction} className="rounded-lg border border-amber-300 bg-amber-50 p-6">
+              <h2 className="font-medium">Confirmar com o fornecedor</h2>
+              <p className="mt-1 text-sm text-slate-700">
+                Consulte o fornecedor pelo protocolo abaixo e registre o que ele informar.
+              </p>
+              <input type="hidden" name="submissionId" value={sale.submissionId} />
+              <div className="mt-3 flex flex-wrap gap-3">
+                <button
+                  type="submit"
+                  name="resolution"
+                  value="registered"
+                  className="rounded-md bg-brand-700 px-4 py-2 text-sm font-medium text-white hover:bg-brand-800"
+                >
+                  A venda foi registrada
+                </button>
+                <button
+                  type="submit"
+                  name="resolution"
+                  value="not-registered"
+                  className="rounded-md border border-slate-400 bg-white px-4 py-2 text-sm font-medium text-slate-800 hover:bg-slate-100"
+                >
+                  A venda não foi registrada
+                </button>
+              </div>
+            </form>
+          ) : null}
           <div className="rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
             <h2 className="font-medium">Resposta do fornecedor</h2>
             <dl className="mt-3 space-y-2 text-sm">
