@@ -12,8 +12,6 @@ const nextConfig = {
         headers: [
           { key: "X-Content-Type-Options", value: "nosniff" },
           { key: "Referrer-Policy", value: "same-origin" },
-          // No other site may frame the app until embedding for partner portals is configured.
-          { key: "Content-Security-Policy", value: "frame-ancestors 'self'" },
         ],
       },
     ];

@@ -1,17 +1,28 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { getConfig } from "@/lib/env";
+import { frameAncestors } from "@/lib/framing";
 
 // Optimistic only: no session cookie at all means "go sign in". The real check (signature, expiry, a disabled
 // agent) happens in lib/dal on every page, action and route handler.
 const SESSION_COOKIES = ["authjs.session-token", "__Secure-authjs.session-token"];
+const SIGNED_IN_AREAS = [/^\/$/, /^\/sales(\/|$)/];
 
 export function proxy(request: NextRequest) {
-  if (SESSION_COOKIES.some((name) => request.cookies.has(name))) return NextResponse.next();
-  const signIn = new URL("/sign-in", request.url);
   const { pathname, search } = request.nextUrl;
-  if (pathname !== "/" || search) signIn.searchParams.set("callbackUrl", `${pathname}${search}`);
-  return NextResponse.redirect(signIn);
+  const needsSession = SIGNED_IN_AREAS.some((area) => area.test(pathname));
+  let response: NextResponse;
+  if (needsSession && !SESSION_COOKIES.some((name) => request.cookies.has(name))) {
+    const signIn = new URL("/sign-in", request.url);
+    if (pathname !== "/" || search) signIn.searchParams.set("callbackUrl", `${pathname}${search}`);
+    response = NextResponse.redirect(signIn);
+  } else {
+    response = NextResponse.next();
+  }
+  // Set here, not in next.config.mjs, because the allowed portals are configuration read at run time.
+  response.headers.set("Content-Security-Policy", frameAncestors(getConfig().embed.allowedOrigins));
+  return response;
 }
 
 export const config = {
-  matcher: ["/", "/sales/:path*"],
+  matcher: ["/((?!_next/static|_next/image).*)"],
 };

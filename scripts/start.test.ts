@@ -52,7 +52,10 @@ describe("npm start", () => {
 
   it("serves the app against the sandbox and logs no secret or token", async () => {
     const secret = "sentinel-client-secret-4f1c9a";
-    const app = await startApp({ PARTNER_CLIENT_SECRET: secret });
+    const app = await startApp({
+      PARTNER_CLIENT_SECRET: secret,
+      EMBED_ALLOWED_ORIGINS: "https://portal.partner.example, http://127.0.0.1:8080",
+    });
     let output: string;
     try {
       expect(app.output()).toContain(`Partner Sales is running on ${app.url}`);
@@ -63,6 +66,10 @@ describe("npm start", () => {
 
       const page = await fetch(`${app.url}/sign-in`);
       expect(page.status).toBe(200);
+      // The portals allowed to frame the app come from configuration read at run time, not from the build.
+      expect(page.headers.get("content-security-policy")).toBe(
+        "frame-ancestors 'self' https://portal.partner.example http://127.0.0.1:8080",
+      );
       expect(await page.text()).toContain("Partner Sales");
       // The app obtains a token at boot, so the exchange's log lines are part of what is checked below.
       expect((await waitForToken(app.url)).upstream.tokenCached).toBe(true);
