@@ -1,6 +1,7 @@
-import NextAuth, { CredentialsSignin, type DefaultSession } from "next-auth";
+import NextAuth, { CredentialsSignin, type DefaultSession, type NextAuthConfig } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { z } from "zod";
+import { signInWithEmbedToken } from "@/lib/auth/embed-token";
 import { resolveAuthSecret } from "@/lib/auth/secret";
 import { authenticateAgent } from "@/lib/auth/sign-in";
 import { getDb } from "@/lib/db";
@@ -47,9 +48,29 @@ function clientAddress(request: Request): string {
   return forwarded || "unknown";
 }
 
+/** The code names the problem so the embedded page can explain it; it holds nothing sensitive. */
+export class EmbedTokenError extends CredentialsSignin {
+  constructor(problem: string) {
+    super();
+    this.code = `embed:${problem}`;
+  }
+}
+
+// Inside a partner portal's iframe the app is a third party: its cookies must be SameSite=None, Secure and
+// Partitioned (CHIPS) to be stored and sent at all.
+function embeddedCookies(): NextAuthConfig["cookies"] {
+  const options = { httpOnly: true, sameSite: "none" as const, path: "/", secure: true, partitioned: true };
+  return {
+    sessionToken: { name: "authjs.session-token", options },
+    callbackUrl: { name: "authjs.callback-url", options },
+    csrfToken: { name: "authjs.csrf-token", options },
+  };
+}
+
 export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
   secret: resolveAuthSecret(getConfig()),
   trustHost: true,
+  ...(getConfig().embed.allowedOrigins.length > 0 ? { cookies: embeddedCookies() } : {}),
   session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
   pages: { signIn: "/sign-in", error: "/sign-in" },
   providers: [
@@ -70,6 +91,24 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
         log.warn("auth.sign_in_refused", { reason: result.reason });
         if (result.reason === "locked") throw new AccountLockedError(result.retryAfterSeconds);
         return null;
+      },
+    }),
+    Credentials({
+      id: "embed-token",
+      name: "Partner portal",
+      credentials: { token: {} },
+      async authorize(raw) {
+        const { embed } = getConfig();
+        const token = typeof raw?.token === "string" ? raw.token : "";
+        if (!embed.ssoSecret || !token) throw new EmbedTokenError("disabled");
+        const result = await signInWithEmbedToken(await getDb(), token, embed.ssoSecret);
+        if (!result.ok) {
+          log.warn("auth.embed_sign_in_refused", { reason: result.problem });
+          throw new EmbedTokenError(result.problem);
+        }
+        log.info("auth.embed_sign_in", { agentId: result.agent.id });
+        const { agent } = result;
+        return { id: agent.id, name: agent.name, email: agent.email, role: agent.role };
       },
     }),
   ],

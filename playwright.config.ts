@@ -1,6 +1,13 @@
 import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
-import { E2E_DATA_DIR, E2E_LOG_FILE, E2E_PORTS, E2E_UPSTREAM_TIMEOUT_MS } from "./e2e/support/environment";
+import {
+  ALLOWED_PORTAL,
+  E2E_DATA_DIR,
+  E2E_LOG_FILE,
+  E2E_PORTS,
+  E2E_UPSTREAM_TIMEOUT_MS,
+  EMBED_SSO_SECRET,
+} from "./e2e/support/environment";
 
 const SYSTEM_CHROMIUM = "/usr/bin/chromium";
 
@@ -59,6 +66,8 @@ export default defineConfig({
       DATA_DIR: E2E_DATA_DIR,
       LOG_FILE: E2E_LOG_FILE,
       PARTNER_API_TIMEOUT_MS: String(E2E_UPSTREAM_TIMEOUT_MS),
+      EMBED_ALLOWED_ORIGINS: ALLOWED_PORTAL,
+      EMBED_SSO_SECRET,
       PARTNER_API_BASE_URL: "",
       DATABASE_URL: "",
     },

@@ -44,8 +44,3 @@ test("no page, script or response the browser gets carries a secret", async ({ p
   expect(bodies.length).toBeGreaterThan(5);
   for (const body of bodies) for (const secret of secrets) expect(body).not.toContain(secret);
 });
-
-test("no other site may frame the app", async ({ request }) => {
-  const response = await request.get("/sign-in");
-  expect(response.headers()["content-security-policy"]).toBe("frame-ancestors 'self'");
-});

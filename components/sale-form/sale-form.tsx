@@ -1,7 +1,7 @@
 "use client";
 
 import { zodResolver } from "@hookform/resolvers/zod";
-import { startTransition, useActionState, useMemo, useRef, useState, type FormEvent } from "react";
+import { startTransition, useActionState, useEffect, useMemo, useRef, useState, type FormEvent } from "react";
 import { useForm } from "react-hook-form";
 import { FormField, inputClassName } from "@/components/ui/form-field";
 import type { SaleActionState } from "@/app/(sales)/actions";
@@ -25,15 +25,23 @@ type SubmitSale = (previous: SaleActionState, formData: FormData) => Promise<Sal
 
 const RESET = "reset";
 
-export function SaleForm({
-  plans,
-  initialSubmissionId,
-  submitSale,
-}: {
+export interface SaleFormProps {
   plans: PlanOption[] | null;
   initialSubmissionId: string;
   submitSale: SubmitSale;
-}) {
+  /** Values to put in the form (from a partner portal); a new nonce applies them again. Never submits. */
+  prefill?: { values: Partial<SaleFormValues>; nonce: number };
+  /** Called with each recorded outcome; carries no personal data. */
+  onOutcome?: (outcome: { submissionId: string; status: string; externalId: string | null }) => void;
+}
+
+const MASKS: Partial<Record<SaleField, (digits: string) => string>> = {
+  customerDocument: cpfMask,
+  customerPhone: phoneMask,
+  birthDate: dateMask,
+};
+
+export function SaleForm({ plans, initialSubmissionId, submitSale, prefill, onOutcome }: SaleFormProps) {
   const schema = useMemo(() => createSaleSchema({ planIds: plans?.map((plan) => plan.id) ?? null }), [plans]);
   const form = useForm<SaleFormValues, unknown, ValidSale>({
     resolver: zodResolver(schema),
@@ -42,7 +50,21 @@ export function SaleForm({
     // Focus follows the visual order below, not the order fields happened to register in.
     shouldFocusError: false,
   });
-  const { register, formState, setError, setFocus, reset } = form;
+  const { register, formState, setError, setFocus, reset, setValue, getValues } = form;
+
+  useEffect(() => {
+    if (!prefill) return;
+    for (const field of SALE_FIELDS) {
+      const value = prefill.values[field];
+      if (value === undefined) continue;
+      const mask = MASKS[field];
+      // Shown as if typed, and checked like typing, so a bad value is flagged before anyone submits.
+      setValue(field, mask ? mask(value.replace(/\D/g, "")) : value, {
+        shouldValidate: true,
+        shouldDirty: true,
+      });
+    }
+  }, [prefill, setValue]);
   const [submissionId, setSubmissionId] = useState(initialSubmissionId);
   const busy = useRef(false);
 
@@ -67,6 +89,13 @@ export function SaleForm({
       focusFirstError(fieldErrors);
       // A refused sale is fixed and sent as a new submission; a failed one (nothing sent) keeps its id.
       if (next.ok && next.data.status === "rejected") setSubmissionId(newSubmissionId());
+      if (next.ok) {
+        onOutcome?.({
+          submissionId: next.data.submissionId,
+          status: next.data.status,
+          externalId: getValues("externalId").trim() || null,
+        });
+      }
       return next;
     },
     INITIAL_ACTION_STATE,

@@ -30,7 +30,12 @@ describe.each(testDatabases)("sign-in on $name", ({ open }) => {
     const { rows } = (await handle.db.execute(
       sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
     )) as unknown as { rows: { table_name: string }[] };
-    expect(rows.map((row) => row.table_name)).toEqual(["agents", "sales", "sign_in_throttle"]);
+    expect(rows.map((row) => row.table_name)).toEqual([
+      "agents",
+      "embed_token_uses",
+      "sales",
+      "sign_in_throttle",
+    ]);
   });
 
   it("stores argon2id hashes with OWASP's parameters", async () => {

@@ -31,12 +31,15 @@ export const agents = pgTable(
     /** argon2id PHC string; null for agents who only sign in through a partner portal. */
     passwordHash: text("password_hash"),
     disabledAt: timestamp("disabled_at", { withTimezone: true }),
+    /** The agent's id at the partner (the `sub` of signed embed tokens), when they come through a portal. */
+    externalSubject: text("external_subject"),
     /** Sessions issued before this instant are refused (set on disable and on password reset). */
     sessionsValidFrom: timestamp("sessions_valid_from", { withTimezone: true }).notNull().defaultNow(),
     ...timestamps,
   },
   (table) => [
     uniqueIndex("agents_email_key").on(table.email),
+    uniqueIndex("agents_external_subject_key").on(table.externalSubject),
     check("agents_email_lower_case", sql`${table.email} = lower(${table.email})`),
   ],
 );
@@ -89,3 +92,10 @@ export const sales = pgTable(
 
 export type Sale = typeof sales.$inferSelect;
 export type SaleStatus = (typeof saleStatus.enumValues)[number];
+
+/** `jti`s of signed embed tokens already used, kept until the token would have expired anyway. */
+export const embedTokenUses = pgTable("embed_token_uses", {
+  jti: text("jti").primaryKey(),
+  expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  usedAt: timestamp("used_at", { withTimezone: true }).notNull().defaultNow(),
+});

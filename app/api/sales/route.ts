@@ -1,5 +1,6 @@
 import { inFlightResult, isSubmissionId, saleSchema, submitSaleAsAgent } from "@/lib/dal/sales";
 import { verifySession } from "@/lib/dal/session";
+import { isCrossSite } from "@/lib/http/same-origin";
 import { log } from "@/lib/log";
 import { fieldErrorsOf, SALE_FIELDS } from "@/lib/validation/sale";
 
@@ -7,20 +8,6 @@ export const dynamic = "force-dynamic";
 
 function answer(status: number, body: Record<string, unknown>) {
   return Response.json(body, { status, headers: { "Cache-Control": "no-store" } });
-}
-
-// A browser on another site may carry the session cookie; only this origin (or a non-browser client) may post.
-function isCrossSite(request: Request): boolean {
-  const site = request.headers.get("sec-fetch-site");
-  if (site && site !== "same-origin" && site !== "none") return true;
-  const origin = request.headers.get("origin");
-  if (!origin) return false;
-  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host");
-  try {
-    return new URL(origin).host !== host;
-  } catch {
-    return true;
-  }
 }
 
 export async function POST(request: Request) {

@@ -1,0 +1,66 @@
+"use client";
+
+import { useEffect, useRef, useState } from "react";
+import { SaleForm, type SaleFormProps } from "@/components/sale-form/sale-form";
+import { SALE_FIELDS, type SaleFormValues } from "@/lib/validation/sale";
+import { allowedParentOrigin, postToParent, takePendingPrefill } from "./parent-channel";
+
+function onlyFormFields(value: unknown): Partial<SaleFormValues> {
+  if (!value || typeof value !== "object") return {};
+  const fields = value as Record<string, unknown>;
+  return Object.fromEntries(
+    SALE_FIELDS.filter((field) => typeof fields[field] === "string").map((field) => [
+      field,
+      fields[field] as string,
+    ]),
+  );
+}
+
+/**
+ * The sale form inside a partner portal: tells the portal it is ready and how tall it is, takes prefill
+ * messages from the allowed portal only (never submitting by itself), and reports outcomes without personal data.
+ */
+export function EmbeddedSaleForm({
+  allowedOrigins,
+  ...form
+}: Omit<SaleFormProps, "prefill" | "onOutcome"> & { allowedOrigins: string[] }) {
+  // The token's prefill, handed over by the sign-in step.
+  const [prefill, setPrefill] = useState<SaleFormProps["prefill"]>(() => {
+    const values = typeof window === "undefined" ? undefined : takePendingPrefill();
+    return values && Object.keys(values).length > 0 ? { values, nonce: 0 } : undefined;
+  });
+  const container = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    const parentOrigin = allowedParentOrigin(allowedOrigins);
+    const onMessage = (event: MessageEvent) => {
+      if (!parentOrigin || event.origin !== parentOrigin || event.source !== window.parent) return;
+      const data = event.data as { type?: unknown; fields?: unknown } | null;
+      if (data?.type !== "partner-sales:prefill") return;
+      setPrefill({ values: onlyFormFields(data.fields), nonce: Date.now() });
+    };
+    window.addEventListener("message", onMessage);
+
+    const element = container.current;
+    const observer = new ResizeObserver(() => {
+      if (element)
+        postToParent(allowedOrigins, { type: "partner-sales:resize", height: element.offsetHeight });
+    });
+    if (element) observer.observe(element);
+    postToParent(allowedOrigins, { type: "partner-sales:ready" });
+    return () => {
+      window.removeEventListener("message", onMessage);
+      observer.disconnect();
+    };
+  }, [allowedOrigins]);
+
+  return (
+    <div ref={container} className="p-3">
+      <SaleForm
+        {...form}
+        prefill={prefill}
+        onOutcome={(outcome) => postToParent(allowedOrigins, { type: "partner-sales:submitted", ...outcome })}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,54 @@
+/*! Partner Sales embed — mounts the sale form in a partner portal. No dependencies.
+ *  PartnerSales.mount(element, { src, token, prefill, onEvent, title }) → { iframe, prefill(fields), unmount() }
+ */
+(function () {
+  "use strict";
+  var PREFIX = "partner-sales:";
+
+  function mount(element, options) {
+    if (!element || !options || !options.src)
+      throw new Error("PartnerSales.mount(element, { src }) is required");
+    var url = new URL(options.src, window.location.href);
+    if (options.token) url.searchParams.set("token", options.token);
+    var origin = url.origin;
+    var iframe = document.createElement("iframe");
+    iframe.src = url.href;
+    iframe.title = options.title || "Partner Sales: nova venda";
+    iframe.style.width = "100%";
+    iframe.style.border = "0";
+    iframe.style.display = "block";
+    iframe.style.height = (options.initialHeight || 640) + "px";
+
+    function send(message) {
+      if (iframe.contentWindow) iframe.contentWindow.postMessage(message, origin);
+    }
+
+    function onMessage(event) {
+      // Only the app's own frame, from the app's own origin.
+      if (event.origin !== origin || event.source !== iframe.contentWindow) return;
+      var data = event.data;
+      if (!data || typeof data.type !== "string" || data.type.indexOf(PREFIX) !== 0) return;
+      if (data.type === PREFIX + "resize" && typeof data.height === "number" && data.height > 0) {
+        iframe.style.height = Math.ceil(data.height) + "px";
+      }
+      if (data.type === PREFIX + "ready" && options.prefill)
+        send({ type: PREFIX + "prefill", fields: options.prefill });
+      if (typeof options.onEvent === "function") options.onEvent(data);
+    }
+
+    window.addEventListener("message", onMessage);
+    element.appendChild(iframe);
+    return {
+      iframe: iframe,
+      prefill: function (fields) {
+        send({ type: PREFIX + "prefill", fields: fields });
+      },
+      unmount: function () {
+        window.removeEventListener("message", onMessage);
+        if (iframe.parentNode) iframe.parentNode.removeChild(iframe);
+      },
+    };
+  }
+
+  window.PartnerSales = { mount: mount };
+})();
