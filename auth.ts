@@ -100,7 +100,8 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
       async authorize(raw) {
         const { embed } = getConfig();
         const token = typeof raw?.token === "string" ? raw.token : "";
-        if (!embed.ssoSecret || !token) throw new EmbedTokenError("disabled");
+        if (!embed.ssoSecret) throw new EmbedTokenError("sso-off");
+        if (!token) throw new EmbedTokenError("invalid");
         const result = await signInWithEmbedToken(await getDb(), token, embed.ssoSecret);
         if (!result.ok) {
           log.warn("auth.embed_sign_in_refused", { reason: result.problem });

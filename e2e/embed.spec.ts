@@ -137,11 +137,13 @@ test("prefill comes only from the allowed portal and never submits", async ({ pa
     (window as unknown as { handle: { prefill: (f: unknown) => void } }).handle.prefill({
       customerName: "Vinda do Portal",
       customerDocument: "52998224725",
+      birthDate: "1990-05-10",
       unknownField: "ignored",
     }),
   );
   await expect(frame.getByLabel("Nome completo")).toHaveValue("Vinda do Portal");
   await expect(frame.getByLabel("CPF")).toHaveValue("529.982.247-25");
+  await expect(frame.getByLabel("Data de nascimento")).toHaveValue("10/05/1990");
   expect((await sandboxControl<{ saleRequests: number }>("GET", "stats")).saleRequests).toBe(0);
 });
 

@@ -14,6 +14,8 @@
     var iframe = document.createElement("iframe");
     iframe.src = url.href;
     iframe.title = options.title || "Partner Sales: nova venda";
+    // Lets the app learn this page's origin (to address its events) where location.ancestorOrigins is missing.
+    iframe.referrerPolicy = "origin";
     iframe.style.width = "100%";
     iframe.style.border = "0";
     iframe.style.display = "block";

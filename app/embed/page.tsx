@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import { EmbedTokenSignIn } from "@/components/embed/embed-token-sign-in";
 import { EmbeddedSaleForm } from "@/components/embed/embedded-sale-form";
 import { embedSettings } from "@/lib/dal/embed";
@@ -12,6 +13,18 @@ export const metadata: Metadata = { title: "Nova venda" };
 export default async function EmbedPage({ searchParams }: PageProps<"/embed">) {
   const { token, status } = await searchParams;
   const { allowedOrigins } = embedSettings();
+  // A token is exchanged only inside an allowed portal's frame: a link opened at the top level must not swap
+  // whoever is signed in in this browser for the token's agent.
+  const framed = (await headers()).get("sec-fetch-dest") === "iframe";
+  if (typeof token === "string" && token && (!framed || allowedOrigins.length === 0)) {
+    return (
+      <div className="p-3 text-sm">
+        <p role="alert">
+          Este acesso só funciona dentro do portal do parceiro. Abra a venda novamente pelo portal.
+        </p>
+      </div>
+    );
+  }
   if (typeof token === "string" && token) {
     return (
       <div className="p-3">

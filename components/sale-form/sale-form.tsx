@@ -50,21 +50,9 @@ export function SaleForm({ plans, initialSubmissionId, submitSale, prefill, onOu
     // Focus follows the visual order below, not the order fields happened to register in.
     shouldFocusError: false,
   });
-  const { register, formState, setError, setFocus, reset, setValue, getValues } = form;
+  const { register, formState, setError, setFocus, reset, setValue } = form;
+  const appliedPrefill = useRef<number | null>(null);
 
-  useEffect(() => {
-    if (!prefill) return;
-    for (const field of SALE_FIELDS) {
-      const value = prefill.values[field];
-      if (value === undefined) continue;
-      const mask = MASKS[field];
-      // Shown as if typed, and checked like typing, so a bad value is flagged before anyone submits.
-      setValue(field, mask ? mask(value.replace(/\D/g, "")) : value, {
-        shouldValidate: true,
-        shouldDirty: true,
-      });
-    }
-  }, [prefill, setValue]);
   const [submissionId, setSubmissionId] = useState(initialSubmissionId);
   const busy = useRef(false);
 
@@ -90,10 +78,11 @@ export function SaleForm({ plans, initialSubmissionId, submitSale, prefill, onOu
       // A refused sale is fixed and sent as a new submission; a failed one (nothing sent) keeps its id.
       if (next.ok && next.data.status === "rejected") setSubmissionId(newSubmissionId());
       if (next.ok) {
+        // The id of the sale that was sent, not whatever the field holds by the time the answer arrives.
         onOutcome?.({
           submissionId: next.data.submissionId,
           status: next.data.status,
-          externalId: getValues("externalId").trim() || null,
+          externalId: String(payload.get("externalId") ?? "").trim() || null,
         });
       }
       return next;
@@ -103,6 +92,25 @@ export function SaleForm({ plans, initialSubmissionId, submitSale, prefill, onOu
 
   const result = state.ok ? state.data : null;
   const finished = result?.status === "accepted" || result?.status === "unknown";
+  // A portal's prefill is for the next customer: it waits while a sale is on its way or its outcome is shown.
+  const open = !pending && !result;
+
+  useEffect(() => {
+    if (!prefill || !open || appliedPrefill.current === prefill.nonce) return;
+    appliedPrefill.current = prefill.nonce;
+    for (const field of SALE_FIELDS) {
+      let value = prefill.values[field];
+      if (value === undefined) continue;
+      const iso = field === "birthDate" ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(value) : null;
+      if (iso) value = `${iso[3]}/${iso[2]}/${iso[1]}`;
+      const mask = MASKS[field];
+      // Shown as if typed, and checked like typing, so a bad value is flagged before anyone submits.
+      setValue(field, mask ? mask(value.replace(/\D/g, "")) : value, {
+        shouldValidate: true,
+        shouldDirty: true,
+      });
+    }
+  }, [prefill, open, setValue]);
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     const formElement = event.currentTarget;
@@ -249,16 +257,27 @@ export function SaleForm({ plans, initialSubmissionId, submitSale, prefill, onOu
             Nova venda
           </button>
         ) : (
-          <button
-            type="submit"
-            disabled={pending}
-            // Keeps focus in the field on press: its blur would validate it, push this button down with an
-            // error line, and the release would land beside the button, losing the click.
-            onMouseDown={(event) => event.preventDefault()}
-            className="rounded-md bg-brand-700 px-5 py-2.5 font-medium text-white hover:bg-brand-800 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-600 focus-visible:ring-offset-2 disabled:opacity-70"
-          >
-            {pending ? "Enviando venda…" : "Enviar venda"}
-          </button>
+          <>
+            <button
+              type="submit"
+              disabled={pending}
+              // Keeps focus in the field on press: its blur would validate it, push this button down with an
+              // error line, and the release would land beside the button, losing the click.
+              onMouseDown={(event) => event.preventDefault()}
+              className="rounded-md bg-brand-700 px-5 py-2.5 font-medium text-white hover:bg-brand-800 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-600 focus-visible:ring-offset-2 disabled:opacity-70"
+            >
+              {pending ? "Enviando venda…" : "Enviar venda"}
+            </button>
+            {result && !pending ? (
+              <button
+                type="button"
+                onClick={startNewSale}
+                className="rounded-md border border-slate-300 bg-white px-5 py-2.5 font-medium text-slate-800 hover:bg-slate-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-600 focus-visible:ring-offset-2"
+              >
+                Nova venda
+              </button>
+            ) : null}
+          </>
         )}
       </div>
     </form>

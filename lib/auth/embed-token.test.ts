@@ -45,16 +45,38 @@ describe.each(testDatabases)("embed sign-in tokens on $name", ({ open }) => {
     expect(again.ok && again.agent.id).toBe(first.ok && first.agent.id);
   });
 
-  it("links an existing account by e-mail the first time", async () => {
+  it("links an existing agent account without a password by e-mail the first time", async () => {
     const existing = await insertAgent(handle.db, {
       email: "bia@example.com",
       name: "Bia",
-      role: "supervisor",
+      role: "agent",
       passwordHash: null,
     });
     const result = await signIn(await token({ sub: "partner-bia", email: "BIA@example.com", name: "Bia" }));
     expect(result.ok && result.agent.id).toBe(existing.id);
     expect((await findAgentByEmail(handle.db, "bia@example.com"))?.externalSubject).toBe("partner-bia");
+  });
+
+  it("never takes over a supervisor's or a password account", async () => {
+    await insertAgent(handle.db, {
+      email: "chefe@example.com",
+      name: "Chefe",
+      role: "supervisor",
+      passwordHash: null,
+    });
+    await insertAgent(handle.db, {
+      email: "senha@example.com",
+      name: "Senha",
+      role: "agent",
+      passwordHash: "$argon2id$x",
+    });
+    for (const email of ["chefe@example.com", "senha@example.com"]) {
+      expect(await signIn(await token({ sub: `partner-${email}`, email }))).toEqual({
+        ok: false,
+        problem: "invalid",
+      });
+      expect((await findAgentByEmail(handle.db, email))?.externalSubject).toBeNull();
+    }
   });
 
   it("refuses an e-mail already linked to another partner id", async () => {
@@ -87,6 +109,8 @@ describe.each(testDatabases)("embed sign-in tokens on $name", ({ open }) => {
     ["a lifetime over 5 minutes", () => token({}, { lifetime: 301 })],
     ["another secret", () => token({}, { secret: "some-other-secret-of-sufficient-length-01" })],
     ["no name", () => token({ name: "" })],
+    ["no e-mail", () => token({ email: "" })],
+    ["an issue time in the future", () => token({}, { iat: nowSeconds + 600 })],
     ["garbage", async () => "not.a.jwt"],
   ])("refuses %s as invalid", async (_case, make) => {
     expect(await signIn(await make())).toEqual({ ok: false, problem: "invalid" });

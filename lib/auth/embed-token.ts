@@ -1,6 +1,6 @@
 import "server-only";
 import { errors, jwtVerify } from "jose";
-import { lt, sql } from "drizzle-orm";
+import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/connection";
 import { normalizeEmail } from "@/lib/db/queries/agents";
 import { agents, embedTokenUses, type Agent } from "@/lib/db/schema";
@@ -56,13 +56,16 @@ export async function signInWithEmbedToken(
     typeof iat !== "number" ||
     typeof exp !== "number" ||
     exp - iat > MAX_TOKEN_LIFETIME_SECONDS ||
+    // A token "issued" in the future would stretch the 5-minute rule as far as its clock is wrong.
+    iat > Math.floor(now.getTime() / 1000) + CLOCK_TOLERANCE_SECONDS ||
+    !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ||
     !sub.trim() ||
     !name.trim()
   ) {
     return { ok: false, problem: "invalid" };
   }
 
-  await db.delete(embedTokenUses).where(lt(embedTokenUses.expiresAt, sql`now()`));
+  await db.delete(embedTokenUses).where(lt(embedTokenUses.expiresAt, now));
   const [fresh] = await db
     .insert(embedTokenUses)
     .values({ jti, expiresAt: new Date((exp + CLOCK_TOLERANCE_SECONDS) * 1000) })
@@ -76,16 +79,29 @@ export async function signInWithEmbedToken(
   return { ok: true, agent, prefill: prefillFrom(payload.prefill) };
 }
 
-/** Undefined when the e-mail already belongs to an agent linked to another partner id. */
+/**
+ * By the partner's id first; else an unlinked agent-role account without a password, with the same e-mail,
+ * is linked (a supervisor's or a password account is never taken over); else a new agent. Undefined when
+ * the e-mail belongs to an account that may not be linked.
+ */
 async function findOrLinkAgent(
   db: Database,
   who: { sub: string; email: string; name: string },
 ): Promise<Agent | undefined> {
+  const bySubject = async () =>
+    (await db.select().from(agents).where(eq(agents.externalSubject, who.sub)).limit(1))[0];
+  const known = await bySubject();
+  if (known) return known;
   const [linked] = await db
     .update(agents)
     .set({ externalSubject: who.sub, updatedAt: sql`now()` })
     .where(
-      sql`${agents.externalSubject} = ${who.sub} or (${agents.email} = ${who.email} and ${agents.externalSubject} is null)`,
+      and(
+        eq(agents.email, who.email),
+        isNull(agents.externalSubject),
+        isNull(agents.passwordHash),
+        eq(agents.role, "agent"),
+      ),
     )
     .returning();
   if (linked) return linked;
@@ -101,5 +117,6 @@ async function findOrLinkAgent(
     })
     .onConflictDoNothing()
     .returning();
-  return created;
+  // Two first sign-ins of the same agent at once: the other one created the row.
+  return created ?? (await bySubject());
 }
