@@ -83,6 +83,27 @@ test("a portal mounts the app with a signed token: signed in, prefilled, sale ac
       .find((each: Frame) => each.url().includes("/embed"))
       ?.url() ?? "";
   expect(frameUrl).not.toContain("token=");
+
+  // The next customer's prefill waits for "Nova venda": it never rewrites the sale just confirmed.
+  await page.evaluate(() =>
+    (window as unknown as { handle: { prefill: (f: unknown) => void } }).handle.prefill({
+      customerName: "Próxima Cliente",
+    }),
+  );
+  await page.waitForTimeout(300);
+  await expect(frame.getByLabel("Nome completo")).toHaveValue("Cliente Prefill");
+  await frame.getByRole("button", { name: "Nova venda" }).click();
+  await expect(frame.getByLabel("Nome completo")).toHaveValue("Próxima Cliente");
+  await expect(frame.getByLabel("CPF")).toHaveValue("");
+});
+
+test("a token opened outside the portal's frame signs nobody in", async ({ page }) => {
+  await page.goto(`/embed?token=${await signEmbedToken()}`);
+  await expect(page.getByRole("main").getByRole("alert")).toHaveText(
+    "Este acesso só funciona dentro do portal do parceiro. Abra a venda novamente pelo portal.",
+  );
+  await page.goto("/");
+  await expect(page).toHaveURL(/\/sign-in/);
 });
 
 test("a page on an origin not in the list cannot show the app", async ({ page }) => {
