@@ -1,6 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, test } from "./fixtures";
-import { SignInPage } from "./pages/sign-in-page";
+import { signInElsewhere } from "./pages/sign-in-page";
 import { createAgent } from "./support/agents-cli";
 import { DEMO_AGENT } from "./support/environment";
 import { formatCpf, freshCpf, sandboxControl } from "./support/sandbox";
@@ -56,27 +56,19 @@ test("a supervisor sees every agent's sales; an agent cannot open another's", as
     .getByRole("link")
     .getAttribute("href");
 
-  const supervisorContext = await browser.newContext();
-  const supervisor = await supervisorContext.newPage();
-  const signIn = new SignInPage(supervisor);
-  await signIn.goto();
-  await signIn.signIn("supervisor@demo.local", DEMO_AGENT.password);
+  const supervisor = await signInElsewhere(browser, "supervisor@demo.local", DEMO_AGENT.password);
   await supervisor.goto("/sales");
   await expect(supervisor.getByRole("heading", { name: "Vendas da equipe" })).toBeVisible();
   await expect(supervisor.getByRole("row").filter({ hasText: "Otávio Reis" })).toContainText(DEMO_AGENT.name);
-  await supervisorContext.close();
+  await supervisor.context().close();
 
-  const otherContext = await browser.newContext();
-  const other = await otherContext.newPage();
   const otherAgent = await createAgent();
-  const otherSignIn = new SignInPage(other);
-  await otherSignIn.goto();
-  await otherSignIn.signIn(otherAgent.email, otherAgent.password);
+  const other = await signInElsewhere(browser, otherAgent.email, otherAgent.password);
   await other.goto("/sales");
   await expect(other.getByText("Nenhuma venda por aqui.")).toBeVisible();
   const response = await other.goto(detailUrl!);
   expect(response?.status()).toBe(404);
-  await otherContext.close();
+  await other.context().close();
 });
 
 test("a supervisor settles a sale whose outcome is unknown", async ({ browser, saleForm }) => {
@@ -91,11 +83,7 @@ test("a supervisor settles a sale whose outcome is unknown", async ({ browser, s
   await saleForm.submit().click();
   await expect(saleForm.alert()).toContainText("Não foi possível confirmar a venda");
 
-  const context = await browser.newContext();
-  const supervisor = await context.newPage();
-  const signIn = new SignInPage(supervisor);
-  await signIn.goto();
-  await signIn.signIn("supervisor@demo.local", DEMO_AGENT.password);
+  const supervisor = await signInElsewhere(browser, "supervisor@demo.local", DEMO_AGENT.password);
   await supervisor.goto("/sales?status=unknown");
   await supervisor.getByRole("row").filter({ hasText: "Rita Campos" }).getByRole("link").click();
   await expect(supervisor.getByRole("heading", { name: "Venda a confirmar" })).toBeVisible();
@@ -103,5 +91,5 @@ test("a supervisor settles a sale whose outcome is unknown", async ({ browser, s
   await expect(supervisor.getByRole("heading", { name: "Venda enviada" })).toBeVisible();
   await expect(supervisor.getByText(/confirmado por Supervisora Demo/)).toBeVisible();
   await expect(supervisor.getByRole("button", { name: "A venda foi registrada" })).toHaveCount(0);
-  await context.close();
+  await supervisor.context().close();
 });

@@ -2,19 +2,8 @@
 
 import { useEffect, useRef, useState } from "react";
 import { SaleForm, type SaleFormProps } from "@/components/sale-form/sale-form";
-import { SALE_FIELDS, type SaleFormValues } from "@/lib/validation/sale";
+import { pickSaleFields } from "@/lib/validation/sale";
 import { allowedParentOrigin, postToParent, takePendingPrefill } from "./parent-channel";
-
-function onlyFormFields(value: unknown): Partial<SaleFormValues> {
-  if (!value || typeof value !== "object") return {};
-  const fields = value as Record<string, unknown>;
-  return Object.fromEntries(
-    SALE_FIELDS.filter((field) => typeof fields[field] === "string").map((field) => [
-      field,
-      fields[field] as string,
-    ]),
-  );
-}
 
 /**
  * The sale form inside a partner portal: tells the portal it is ready and how tall it is, takes prefill
@@ -37,7 +26,7 @@ export function EmbeddedSaleForm({
       if (!parentOrigin || event.origin !== parentOrigin || event.source !== window.parent) return;
       const data = event.data as { type?: unknown; fields?: unknown } | null;
       if (data?.type !== "partner-sales:prefill") return;
-      setPrefill({ values: onlyFormFields(data.fields), nonce: Date.now() });
+      setPrefill({ values: pickSaleFields(data.fields), nonce: Date.now() });
     };
     window.addEventListener("message", onMessage);
 

@@ -1,4 +1,4 @@
-import { expect, type Page } from "@playwright/test";
+import { expect, type Browser, type Page } from "@playwright/test";
 
 export class SignInPage {
   constructor(readonly page: Page) {}
@@ -27,4 +27,13 @@ export class SignInPage {
     await expect(this.page).toHaveURL(/\/sign-in/);
     await expect(this.submit()).toBeVisible();
   }
+}
+
+/** A second person at another desk: a fresh browser context, signed in. Close its context when done. */
+export async function signInElsewhere(browser: Browser, email: string, password: string): Promise<Page> {
+  const page = await (await browser.newContext()).newPage();
+  const signIn = new SignInPage(page);
+  await signIn.goto();
+  await signIn.signIn(email, password);
+  return page;
 }

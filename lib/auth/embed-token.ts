@@ -4,7 +4,7 @@ import { and, eq, isNull, lt, sql } from "drizzle-orm";
 import type { Database } from "@/lib/db/connection";
 import { normalizeEmail } from "@/lib/db/queries/agents";
 import { agents, embedTokenUses, type Agent } from "@/lib/db/schema";
-import { SALE_FIELDS, type SaleFormValues } from "@/lib/validation/sale";
+import { pickSaleFields, type SaleFormValues } from "@/lib/validation/sale";
 
 export const MAX_TOKEN_LIFETIME_SECONDS = 5 * 60;
 const CLOCK_TOLERANCE_SECONDS = 60;
@@ -13,18 +13,6 @@ export type EmbedTokenProblem = "invalid" | "expired" | "replayed" | "disabled";
 
 export type EmbedSignIn =
   { ok: true; agent: Agent; prefill: Partial<SaleFormValues> } | { ok: false; problem: EmbedTokenProblem };
-
-/** Only the form's own fields, only strings: anything else a portal sends is dropped. */
-export function prefillFrom(claim: unknown): Partial<SaleFormValues> {
-  if (!claim || typeof claim !== "object") return {};
-  const fields = claim as Record<string, unknown>;
-  return Object.fromEntries(
-    SALE_FIELDS.filter((field) => typeof fields[field] === "string").map((field) => [
-      field,
-      fields[field] as string,
-    ]),
-  );
-}
 
 /**
  * A partner portal's backend signs who the agent is (HS256, EMBED_SSO_SECRET); the token is good for one sign-in
@@ -76,7 +64,7 @@ export async function signInWithEmbedToken(
   const agent = await findOrLinkAgent(db, { sub, email: normalizeEmail(email), name: name.trim() });
   if (!agent) return { ok: false, problem: "invalid" };
   if (agent.disabledAt) return { ok: false, problem: "disabled" };
-  return { ok: true, agent, prefill: prefillFrom(payload.prefill) };
+  return { ok: true, agent, prefill: pickSaleFields(payload.prefill) };
 }
 
 /**

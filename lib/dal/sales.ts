@@ -8,14 +8,10 @@ import { log } from "@/lib/log";
 import { partnerApi } from "@/lib/partner-api";
 import { outcomeView, type OutcomeView } from "@/lib/sales/outcome-view";
 import { submitSale, type SubmissionResult } from "@/lib/sales/submit-sale";
-import { createSaleSchema, type SaleField, type ValidSale } from "@/lib/validation/sale";
+import { createSaleSchema, isUuid, type SaleField, type ValidSale } from "@/lib/validation/sale";
 import type { SessionAgent } from "./session";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isSubmissionId(value: unknown): value is string {
-  return typeof value === "string" && UUID.test(value);
-}
+export { isUuid as isSubmissionId } from "@/lib/validation/sale";
 
 export function saleSchema() {
   return createSaleSchema({ planIds: getConfig().plans?.map((plan) => plan.id) ?? null });
@@ -136,7 +132,7 @@ export interface SaleDetail {
 }
 
 export async function getVisibleSale(agent: SessionAgent, submissionId: string): Promise<SaleDetail | null> {
-  if (!isSubmissionId(submissionId)) return null;
+  if (!isUuid(submissionId)) return null;
   const sale = await findSale(await getDb(), submissionId);
   if (!sale || (agent.role !== "supervisor" && sale.agentId !== agent.id)) return null;
   return {
@@ -163,7 +159,7 @@ export async function resolveSaleAsSupervisor(
   submissionId: string,
   resolution: Resolution,
 ): Promise<boolean> {
-  if (agent.role !== "supervisor" || !isSubmissionId(submissionId)) return false;
+  if (agent.role !== "supervisor" || !isUuid(submissionId)) return false;
   const resolved = await resolveUnknownSale(await getDb(), {
     submissionId,
     supervisorId: agent.id,

@@ -69,6 +69,22 @@ const BIRTH_DATE_MESSAGES: Record<BirthDateProblem, string> = {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+export function isUuid(value: unknown): value is string {
+  return typeof value === "string" && UUID.test(value);
+}
+
+/** Only the form's own fields, only strings: what a portal's token or message may put in the form. */
+export function pickSaleFields(value: unknown): Partial<SaleFormValues> {
+  if (!value || typeof value !== "object") return {};
+  const fields = value as Record<string, unknown>;
+  return Object.fromEntries(
+    SALE_FIELDS.filter((field) => typeof fields[field] === "string").map((field) => [
+      field,
+      fields[field] as string,
+    ]),
+  );
+}
+
 export function parseCpf(raw: string): Parsed<string> {
   if (!raw.trim()) return fail("Informe o CPF.");
   if (/[^\d.\-\s]/.test(raw)) return fail("O CPF deve conter apenas números.");
@@ -103,7 +119,7 @@ export function parsePhone(raw: string): Parsed<string> {
 export function parsePlanId(raw: string, planIds: readonly string[] | null): Parsed<string> {
   const id = raw.trim().toLowerCase();
   if (!id) return fail("Escolha o plano.");
-  if (!UUID.test(id)) return fail("Identificador de plano inválido: use o formato UUID.");
+  if (!isUuid(id)) return fail("Identificador de plano inválido: use o formato UUID.");
   if (planIds && !planIds.some((planId) => planId.toLowerCase() === id)) {
     return fail("Plano não encontrado no catálogo.");
   }

@@ -1,11 +1,9 @@
 import { checkHealth } from "@/lib/health";
+import { noStoreJson } from "@/lib/http/json";
 
 export const dynamic = "force-dynamic";
 
 export async function GET() {
   const health = await checkHealth();
-  return Response.json(health, {
-    status: health.db === "ok" ? 200 : 503,
-    headers: { "Cache-Control": "no-store" },
-  });
+  return noStoreJson(health.db === "ok" ? 200 : 503, health);
 }

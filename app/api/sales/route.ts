@@ -1,25 +1,25 @@
 import { inFlightResult, isSubmissionId, saleSchema, submitSaleAsAgent } from "@/lib/dal/sales";
 import { verifySession } from "@/lib/dal/session";
+import { noStoreJson } from "@/lib/http/json";
 import { isCrossSite } from "@/lib/http/same-origin";
 import { log } from "@/lib/log";
 import { fieldErrorsOf, SALE_FIELDS } from "@/lib/validation/sale";
 
 export const dynamic = "force-dynamic";
 
-function answer(status: number, body: Record<string, unknown>) {
-  return Response.json(body, { status, headers: { "Cache-Control": "no-store" } });
-}
-
 export async function POST(request: Request) {
   const agent = await verifySession();
   if (!agent)
-    return answer(401, { error: "unauthorized", message: "Sign in first: this endpoint needs a session." });
+    return noStoreJson(401, {
+      error: "unauthorized",
+      message: "Sign in first: this endpoint needs a session.",
+    });
   if (isCrossSite(request))
-    return answer(403, { error: "cross_site", message: "Cross-site requests are refused." });
+    return noStoreJson(403, { error: "cross_site", message: "Cross-site requests are refused." });
 
   const submissionId = request.headers.get("idempotency-key");
   if (!isSubmissionId(submissionId)) {
-    return answer(400, {
+    return noStoreJson(400, {
       error: "idempotency_key_required",
       message: "Send an Idempotency-Key header with a UUID that identifies this sale.",
     });
@@ -28,10 +28,10 @@ export async function POST(request: Request) {
   try {
     body = await request.json();
   } catch {
-    return answer(400, { error: "invalid_json", message: "The body must be a JSON object." });
+    return noStoreJson(400, { error: "invalid_json", message: "The body must be a JSON object." });
   }
   if (!body || typeof body !== "object" || Array.isArray(body)) {
-    return answer(400, { error: "invalid_json", message: "The body must be a JSON object." });
+    return noStoreJson(400, { error: "invalid_json", message: "The body must be a JSON object." });
   }
   // A missing field reads as empty, so it gets the same message as an empty form field.
   const fields = body as Record<string, unknown>;
@@ -39,7 +39,7 @@ export async function POST(request: Request) {
     Object.fromEntries(SALE_FIELDS.map((field) => [field, fields[field] ?? ""])),
   );
   if (!parsed.success) {
-    return answer(400, { error: "invalid_fields", fieldErrors: fieldErrorsOf(parsed.error) });
+    return noStoreJson(400, { error: "invalid_fields", fieldErrors: fieldErrorsOf(parsed.error) });
   }
 
   let submission;
@@ -47,19 +47,19 @@ export async function POST(request: Request) {
     submission = await submitSaleAsAgent(agent, submissionId, parsed.data);
   } catch (error) {
     log.error("sales.api_failed", { submissionId, error });
-    return answer(503, {
+    return noStoreJson(503, {
       error: "not_confirmed",
       message:
         "The outcome could not be confirmed. Send again with the same Idempotency-Key: it is never sent twice.",
     });
   }
   if (submission.kind === "not-yours") {
-    return answer(409, {
+    return noStoreJson(409, {
       error: "idempotency_key_in_use",
       message: "This Idempotency-Key belongs to another sale.",
     });
   }
-  if (submission.kind === "in-flight") return answer(409, { ...inFlightResult(submissionId) });
+  if (submission.kind === "in-flight") return noStoreJson(409, { ...inFlightResult(submissionId) });
 
   const { result, outcome, unknownReason } = submission;
   const status = result.replay
@@ -71,5 +71,5 @@ export async function POST(request: Request) {
         pending: 409,
         unknown: unknownReason === "timeout" ? 504 : 502,
       }[outcome];
-  return answer(status, { ...result });
+  return noStoreJson(status, { ...result });
 }
