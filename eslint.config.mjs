@@ -20,6 +20,7 @@ export default defineConfig([
     "test-results/**",
     "playwright-report/**",
     "bench/results/**",
+    "bench/floor/.next/**",
     ".tmp/**",
   ]),
 ]);

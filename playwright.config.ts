@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
+import { CHROMIUM_ARGS, SYSTEM_CHROMIUM } from "./scripts/ensure-browser";
 import {
   ALLOWED_PORTAL,
   E2E_DATA_DIR,
@@ -8,8 +9,6 @@ import {
   E2E_UPSTREAM_TIMEOUT_MS,
   EMBED_SSO_SECRET,
 } from "./e2e/support/environment";
-
-const SYSTEM_CHROMIUM = "/usr/bin/chromium";
 
 export default defineConfig({
   testDir: "e2e",
@@ -36,17 +35,7 @@ export default defineConfig({
       use: {
         ...devices["Desktop Chrome"],
         launchOptions: existsSync(SYSTEM_CHROMIUM)
-          ? {
-              executablePath: SYSTEM_CHROMIUM,
-              args: [
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-              ],
-            }
+          ? { executablePath: SYSTEM_CHROMIUM, args: CHROMIUM_ARGS }
           : {},
       },
     },

@@ -33,9 +33,9 @@ function* files(path: string): Generator<string> {
   }
 }
 
-export function sourceHash(root: string): string {
+export function sourceHash(root: string, sources: readonly string[] = SOURCES): string {
   const hash = createHash("sha256");
-  for (const source of SOURCES) {
+  for (const source of sources) {
     for (const file of files(join(root, source))) {
       hash.update(relative(root, file)).update("\0").update(readFileSync(file)).update("\0");
     }
@@ -43,17 +43,35 @@ export function sourceHash(root: string): string {
   return hash.digest("hex");
 }
 
-/** Builds the production app unless the last build was made from exactly these sources. */
-export function buildIfNeeded(root: string, { force = false } = {}): void {
-  const hash = sourceHash(root);
+/**
+ * Builds the production app unless the last build was made from exactly these sources. `sources` and `nextBin`
+ * let the benchmark build its framework-floor app (bench/floor) with the same Next.js.
+ */
+export function buildIfNeeded(
+  root: string,
+  {
+    force = false,
+    sources = SOURCES,
+    nextBin = join(root, "node_modules/.bin/next"),
+    label = "the app",
+    buildArgs = [],
+  }: {
+    force?: boolean;
+    sources?: readonly string[];
+    nextBin?: string;
+    label?: string;
+    buildArgs?: string[];
+  } = {},
+): void {
+  const hash = sourceHash(root, sources);
   const stampPath = join(root, STAMP);
   const upToDate =
     existsSync(join(root, ".next/BUILD_ID")) &&
     existsSync(stampPath) &&
     readFileSync(stampPath, "utf8") === hash;
   if (upToDate && !force) return;
-  console.log(upToDate ? "Building the app…" : "Building the app (sources changed since the last build)…");
-  const result = spawnSync(join(root, "node_modules/.bin/next"), ["build"], {
+  console.log(upToDate ? `Building ${label}…` : `Building ${label} (sources changed since the last build)…`);
+  const result = spawnSync(nextBin, ["build", ...buildArgs], {
     cwd: root,
     stdio: "inherit",
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },

@@ -2,6 +2,15 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 
 export const SYSTEM_CHROMIUM = "/usr/bin/chromium";
+/** What this machine's closed network and a root user need from Chromium (no sandbox, no calls home). */
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): boolean {
   console.log(`$ ${command} ${args.join(" ")}`);
