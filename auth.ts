@@ -3,6 +3,7 @@ import Credentials from "next-auth/providers/credentials";
 import { z } from "zod";
 import { signInWithEmbedToken } from "@/lib/auth/embed-token";
 import { resolveAuthSecret } from "@/lib/auth/secret";
+import { SESSION_COOKIE } from "@/lib/auth/cookie-names";
 import { authenticateAgent } from "@/lib/auth/sign-in";
 import { getDb } from "@/lib/db";
 import type { AgentRole } from "@/lib/db/schema";
@@ -61,7 +62,7 @@ export class EmbedTokenError extends CredentialsSignin {
 function embeddedCookies(): NextAuthConfig["cookies"] {
   const options = { httpOnly: true, sameSite: "none" as const, path: "/", secure: true, partitioned: true };
   return {
-    sessionToken: { name: "authjs.session-token", options },
+    sessionToken: { name: SESSION_COOKIE, options },
     callbackUrl: { name: "authjs.callback-url", options },
     csrfToken: { name: "authjs.csrf-token", options },
   };

@@ -1,10 +1,11 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from "@/lib/auth/cookie-names";
 import { getConfig } from "@/lib/env";
 import { frameAncestors } from "@/lib/framing";
 
 // Optimistic only: no session cookie at all means "go sign in". The real check (signature, expiry, a disabled
 // agent) happens in lib/dal on every page, action and route handler.
-const SESSION_COOKIES = ["authjs.session-token", "__Secure-authjs.session-token"];
+const SESSION_COOKIES = [SESSION_COOKIE, SECURE_SESSION_COOKIE];
 const SIGNED_IN_AREAS = [/^\/$/, /^\/sales(\/|$)/];
 
 export function proxy(request: NextRequest) {

@@ -13,8 +13,15 @@ import type { SessionAgent } from "./session";
 
 export { isUuid as isSubmissionId } from "@/lib/validation/sale";
 
+let built: { config: ReturnType<typeof getConfig>; schema: ReturnType<typeof createSaleSchema> } | undefined;
+
+/** Built once per configuration: zod compiles a schema on its first parse, which costs more than the parse. */
 export function saleSchema() {
-  return createSaleSchema({ planIds: getConfig().plans?.map((plan) => plan.id) ?? null });
+  const config = getConfig();
+  if (built?.config !== config) {
+    built = { config, schema: createSaleSchema({ planIds: config.plans?.map((plan) => plan.id) ?? null }) };
+  }
+  return built.schema;
 }
 
 /** What the browser and API clients learn about a submission: no personal data, no upstream internals. */

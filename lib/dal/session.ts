@@ -1,11 +1,14 @@
 import "server-only";
 import type { Route } from "next";
+import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
-import { auth } from "@/auth";
+import { resolveAuthSecret } from "@/lib/auth/secret";
+import { readSessionCookie, sessionCookieName } from "@/lib/auth/session-token";
 import { getDb } from "@/lib/db";
 import { findAgentById } from "@/lib/db/queries/agents";
 import type { AgentRole } from "@/lib/db/schema";
+import { getConfig } from "@/lib/env";
 import { safeReturnPath } from "@/lib/safe-return-path";
 
 export interface SessionAgent {
@@ -20,10 +23,17 @@ export interface SessionAgent {
  * exist, be enabled, and not have had its sessions ended (disable, password reset) since signing in.
  */
 export const verifySession = cache(async (): Promise<SessionAgent | null> => {
-  const session = await auth();
-  const agentId = session?.user?.id;
-  if (!agentId) return null;
-  const agent = await findAgentById(await getDb(), agentId);
+  const config = getConfig();
+  const session = await readSessionCookie(await cookies(), {
+    cookieName: sessionCookieName({
+      embedded: config.embed.allowedOrigins.length > 0,
+      authUrl: process.env.AUTH_URL ?? process.env.NEXTAUTH_URL,
+      forwardedProto: (await headers()).get("x-forwarded-proto"),
+    }),
+    secret: resolveAuthSecret(config),
+  });
+  if (!session) return null;
+  const agent = await findAgentById(await getDb(), session.agentId);
   if (!agent || agent.disabledAt || session.authTime < agent.sessionsValidFrom.getTime()) return null;
   return { id: agent.id, name: agent.name, email: agent.email, role: agent.role };
 });

@@ -1,4 +1,5 @@
 import "server-only";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -29,6 +30,11 @@ export interface DatabaseOptions {
    * DATA_DIR; "tool" (the agents CLI) uses that socket when a server holds the directory.
    */
   role: "server" | "tool";
+  /**
+   * Create a new embedded database in a short-lived child process (the app server does). PGlite's initdb takes
+   * its WebAssembly heap to about 800 MB, memory a long-running process would otherwise hold on to.
+   */
+  initdbInChildProcess?: boolean;
 }
 
 export class DataDirBusyError extends Error {
@@ -69,7 +75,39 @@ async function openThroughSocket(dataDir: string, holderPid: number): Promise<Da
   return { db: drizzlePostgres(client, { schema }), kind: "pglite-socket", close: () => client.end() };
 }
 
-async function openPglite(dataDir: string, role: DatabaseOptions["role"]): Promise<DatabaseHandle> {
+// The ledger of one call center is small: Postgres's default 128 MB of shared buffers, all of it touched at start
+// inside PGlite's heap, would be most of the server's memory. 16 MB still holds every page this app reads often.
+const PGLITE_SETTINGS = { postgresqlconf: ["shared_buffers=16MB"] };
+
+function createPgliteInChildProcess(path: string): Promise<void> {
+  const script =
+    'const { PGlite } = await import("@electric-sql/pglite");' +
+    "const db = await PGlite.create(process.argv[1], JSON.parse(process.argv[2]));" +
+    "await db.close();";
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ["--input-type=module", "-e", script, path, JSON.stringify(PGLITE_SETTINGS)],
+      { cwd: process.cwd(), stdio: ["ignore", "ignore", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("error", reject);
+    child.on("exit", (code, signal) => {
+      if (code === 0) resolve();
+      else {
+        const last = stderr.trim().split("\n").at(-1) ?? "";
+        reject(new Error(`Creating the embedded database failed (${signal ?? `exit ${code}`}): ${last}`));
+      }
+    });
+  });
+}
+
+async function openPglite(
+  dataDir: string,
+  role: DatabaseOptions["role"],
+  initdbInChildProcess = false,
+): Promise<DatabaseHandle> {
   // Customer data lives here: the directory is the owner's alone.
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const lock = acquireDataDirLock(dataDir);
@@ -81,7 +119,11 @@ async function openPglite(dataDir: string, role: DatabaseOptions["role"]): Promi
     );
   }
   try {
-    const client = await PGlite.create(join(dataDir, "pglite"));
+    const path = join(dataDir, "pglite");
+    if (initdbInChildProcess && !existsSync(join(path, "PG_VERSION"))) await createPgliteInChildProcess(path);
+    // On the Node file system PGlite writes straight to the files and its sync step does nothing, so not waiting
+    // for that step changes no guarantee and saves a queue hop on every query.
+    const client = await PGlite.create(path, { ...PGLITE_SETTINGS, relaxedDurability: true });
     const db = drizzlePglite(client, { schema });
     await migratePglite(db, { migrationsFolder: MIGRATIONS });
     let socket: PGLiteSocketServer | undefined;
@@ -107,6 +149,11 @@ async function openPglite(dataDir: string, role: DatabaseOptions["role"]): Promi
 }
 
 /** One connection module: PostgreSQL when DATABASE_URL is set, embedded PGlite in DATA_DIR otherwise. */
-export function openDatabase({ databaseUrl, dataDir, role }: DatabaseOptions): Promise<DatabaseHandle> {
-  return databaseUrl ? openPostgres(databaseUrl) : openPglite(dataDir, role);
+export function openDatabase({
+  databaseUrl,
+  dataDir,
+  role,
+  initdbInChildProcess,
+}: DatabaseOptions): Promise<DatabaseHandle> {
+  return databaseUrl ? openPostgres(databaseUrl) : openPglite(dataDir, role, initdbInChildProcess);
 }

@@ -9,7 +9,12 @@ const holder = globalThis as { __partnerSalesDatabase?: Promise<DatabaseHandle> 
 /** The app's database, opened and migrated once per process. */
 export async function getDb(): Promise<Database> {
   const { databaseUrl, dataDir } = getConfig();
-  holder.__partnerSalesDatabase ??= openDatabase({ databaseUrl, dataDir, role: "server" });
+  holder.__partnerSalesDatabase ??= openDatabase({
+    databaseUrl,
+    dataDir,
+    role: "server",
+    initdbInChildProcess: true,
+  });
   try {
     return (await holder.__partnerSalesDatabase).db;
   } catch (error) {

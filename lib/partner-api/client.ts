@@ -1,6 +1,7 @@
 import "server-only";
 import { AppError, type ErrorCode } from "@/lib/errors";
 import { log as defaultLog } from "@/lib/log";
+import { providerFetch } from "./http-transport";
 import { TokenSource, type TokenDependencies, type TokenEndpointConfig } from "./token";
 import {
   PARTNER_SALE_FIELDS,
@@ -94,7 +95,7 @@ export function createPartnerApiClient(
   overrides: Partial<TokenDependencies> = {},
 ): PartnerApiClient {
   const deps: TokenDependencies = {
-    fetch: (...args) => globalThis.fetch(...args),
+    fetch: providerFetch,
     now: Date.now,
     random: Math.random,
     log: defaultLog,

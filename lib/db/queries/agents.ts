@@ -1,6 +1,7 @@
 import "server-only";
 import { asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../connection";
+import { prepared } from "../prepared";
 import { agents, type Agent, type AgentRole } from "../schema";
 
 // sessionsValidFrom is compared with the session's sign-in time, taken from the app's clock (auth.ts), so it
@@ -19,8 +20,17 @@ export async function findAgentByEmail(db: Database, email: string): Promise<Age
   return agent;
 }
 
+/** Read on every signed-in request (lib/dal/session.ts), so it is a prepared statement. */
 export async function findAgentById(db: Database, id: string): Promise<Agent | undefined> {
-  const [agent] = await db.select().from(agents).where(eq(agents.id, id)).limit(1);
+  const statement = prepared(db, "find_agent_by_id", (db) =>
+    db
+      .select()
+      .from(agents)
+      .where(eq(agents.id, sql.placeholder("id")))
+      .limit(1)
+      .prepare("find_agent_by_id"),
+  );
+  const [agent] = await statement.execute({ id });
   return agent;
 }
 

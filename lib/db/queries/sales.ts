@@ -3,6 +3,7 @@ import { and, desc, eq, lt, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { PartnerSaleField, PartnerSaleRequestBody } from "@/lib/partner-api/types";
 import type { Database } from "../connection";
+import { prepared } from "../prepared";
 import { agents, sales, type Sale, type SaleStatus } from "../schema";
 
 export type Claim = { claimed: true; sale: Sale } | { claimed: false; sale: Sale };
@@ -15,11 +16,19 @@ export async function claimSubmission(
   db: Database,
   input: { submissionId: string; agentId: string; request: PartnerSaleRequestBody },
 ): Promise<Claim> {
-  const [inserted] = await db
-    .insert(sales)
-    .values(input)
-    .onConflictDoNothing({ target: sales.submissionId })
-    .returning();
+  const insert = prepared(db, "claim_submission", (db) =>
+    db
+      .insert(sales)
+      .values({
+        submissionId: sql.placeholder("submissionId"),
+        agentId: sql.placeholder("agentId"),
+        request: sql.placeholder("request"),
+      })
+      .onConflictDoNothing({ target: sales.submissionId })
+      .returning()
+      .prepare("claim_submission"),
+  );
+  const [inserted] = await insert.execute(input);
   if (inserted) return { claimed: true, sale: inserted };
 
   const [retried] = await db
@@ -62,20 +71,38 @@ export async function recordOutcome(
   submissionId: string,
   outcome: RecordedOutcome,
 ): Promise<Sale> {
-  const [sale] = await db
-    .update(sales)
-    .set({ ...outcome, updatedAt: sql`now()`, completedAt: sql`now()` })
-    .where(
-      and(
-        eq(sales.submissionId, submissionId),
-        // A slow call may outlive the sweep that gave up on it: its real answer still wins.
-        or(
-          eq(sales.status, "pending"),
-          and(eq(sales.status, "unknown"), eq(sales.outcomeDetail, "interrupted")),
+  const update = prepared(db, "record_outcome", (db) =>
+    db
+      .update(sales)
+      .set({
+        // Drizzle takes placeholders in set() only inside sql``, which skips the column's own encoding: the
+        // jsonb value arrives as JSON text (see below).
+        status: sql`${sql.placeholder("status")}`,
+        upstreamStatus: sql`${sql.placeholder("upstreamStatus")}`,
+        upstreamMessage: sql`${sql.placeholder("upstreamMessage")}`,
+        outcomeDetail: sql`${sql.placeholder("outcomeDetail")}`,
+        rejectedFields: sql`${sql.placeholder("rejectedFields")}::jsonb`,
+        updatedAt: sql`now()`,
+        completedAt: sql`now()`,
+      })
+      .where(
+        and(
+          eq(sales.submissionId, sql.placeholder("submissionId")),
+          // A slow call may outlive the sweep that gave up on it: its real answer still wins.
+          or(
+            eq(sales.status, "pending"),
+            and(eq(sales.status, "unknown"), eq(sales.outcomeDetail, "interrupted")),
+          ),
         ),
-      ),
-    )
-    .returning();
+      )
+      .returning()
+      .prepare("record_outcome"),
+  );
+  const [sale] = await update.execute({
+    ...outcome,
+    rejectedFields: outcome.rejectedFields === null ? null : JSON.stringify(outcome.rejectedFields),
+    submissionId,
+  });
   if (!sale) throw new Error(`Submission ${submissionId} was not pending when its outcome arrived.`);
   return sale;
 }
