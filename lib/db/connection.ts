@@ -12,6 +12,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
 import { log } from "@/lib/log";
 import { acquireDataDirLock } from "./data-dir-lock";
+import { markSharedBackend } from "./prepared";
 import * as schema from "./schema";
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -72,7 +73,9 @@ async function openThroughSocket(dataDir: string, holderPid: number): Promise<Da
         "Stop the app (Ctrl-C) and run this command again.",
     );
   }
-  return { db: drizzlePostgres(client, { schema }), kind: "pglite-socket", close: () => client.end() };
+  const db = drizzlePostgres(client, { schema });
+  markSharedBackend(db);
+  return { db, kind: "pglite-socket", close: () => client.end() };
 }
 
 // The ledger of one call center is small: Postgres's default 128 MB of shared buffers, all of it touched at start
@@ -106,7 +109,7 @@ function createPgliteInChildProcess(path: string): Promise<void> {
 async function openPglite(
   dataDir: string,
   role: DatabaseOptions["role"],
-  initdbInChildProcess = false,
+  { initdbInChildProcess = false } = {},
 ): Promise<DatabaseHandle> {
   // Customer data lives here: the directory is the owner's alone.
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -155,5 +158,5 @@ export function openDatabase({
   role,
   initdbInChildProcess,
 }: DatabaseOptions): Promise<DatabaseHandle> {
-  return databaseUrl ? openPostgres(databaseUrl) : openPglite(dataDir, role, initdbInChildProcess);
+  return databaseUrl ? openPostgres(databaseUrl) : openPglite(dataDir, role, { initdbInChildProcess });
 }

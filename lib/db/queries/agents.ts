@@ -22,13 +22,13 @@ export async function findAgentByEmail(db: Database, email: string): Promise<Age
 
 /** Read on every signed-in request (lib/dal/session.ts), so it is a prepared statement. */
 export async function findAgentById(db: Database, id: string): Promise<Agent | undefined> {
-  const statement = prepared(db, "find_agent_by_id", (db) =>
+  const statement = prepared(db, "find_agent_by_id", (db, statementName) =>
     db
       .select()
       .from(agents)
       .where(eq(agents.id, sql.placeholder("id")))
       .limit(1)
-      .prepare("find_agent_by_id"),
+      .prepare(statementName),
   );
   const [agent] = await statement.execute({ id });
   return agent;

@@ -16,7 +16,7 @@ export async function claimSubmission(
   db: Database,
   input: { submissionId: string; agentId: string; request: PartnerSaleRequestBody },
 ): Promise<Claim> {
-  const insert = prepared(db, "claim_submission", (db) =>
+  const insert = prepared(db, "claim_submission", (db, statementName) =>
     db
       .insert(sales)
       .values({
@@ -26,7 +26,7 @@ export async function claimSubmission(
       })
       .onConflictDoNothing({ target: sales.submissionId })
       .returning()
-      .prepare("claim_submission"),
+      .prepare(statementName),
   );
   const [inserted] = await insert.execute(input);
   if (inserted) return { claimed: true, sale: inserted };
@@ -71,7 +71,7 @@ export async function recordOutcome(
   submissionId: string,
   outcome: RecordedOutcome,
 ): Promise<Sale> {
-  const update = prepared(db, "record_outcome", (db) =>
+  const update = prepared(db, "record_outcome", (db, statementName) =>
     db
       .update(sales)
       .set({
@@ -96,7 +96,7 @@ export async function recordOutcome(
         ),
       )
       .returning()
-      .prepare("record_outcome"),
+      .prepare(statementName),
   );
   const [sale] = await update.execute({
     ...outcome,
