@@ -25,5 +25,7 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  matcher: ["/((?!_next/static|_next/image).*)"],
+  // Not static files, and not our JSON API routes (they set the framing policy themselves, lib/http/json.ts);
+  // Auth.js's routes under /api/auth still pass here.
+  matcher: ["/((?!_next/static|_next/image|api/(?!auth/)).*)"],
 };

@@ -183,7 +183,7 @@ test("the frame grows with its content", async ({ page }) => {
 });
 
 test("every response names exactly the allowed portals as frame ancestors", async ({ request }) => {
-  for (const path of ["/embed", "/sign-in", "/api/health"]) {
+  for (const path of ["/embed", "/sign-in", "/api/health", "/api/auth/csrf"]) {
     const response = await request.get(path);
     expect(response.headers()["content-security-policy"]).toBe(`frame-ancestors 'self' ${ALLOWED_PORTAL}`);
   }
