@@ -6,6 +6,7 @@ import { DEMO_ACCOUNTS, DEMO_PASSWORD } from "../lib/auth/demo-account-list";
 import { ConfigError, parseConfig, type Config } from "../lib/config/parse";
 import { formatJsonLine } from "../sandbox/log";
 import { createSandbox, type Sandbox } from "../sandbox/server";
+import { appNodeOptions } from "./app-node-options";
 import { buildIfNeeded } from "./build-if-needed";
 
 const root = join(import.meta.dirname, "..");
@@ -74,7 +75,11 @@ async function main() {
   const app = spawn(join(root, "node_modules/.bin/next"), ["start", "--port", String(config.port)], {
     cwd: root,
     stdio: ["inherit", logFile ? "pipe" : "inherit", logFile ? "pipe" : "inherit"],
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    env: {
+      ...process.env,
+      NEXT_TELEMETRY_DISABLED: "1",
+      NODE_OPTIONS: appNodeOptions(process.env.NODE_OPTIONS),
+    },
   });
   app.stdout?.on("data", writer(process.stdout));
   app.stderr?.on("data", writer(process.stderr));
