@@ -5,8 +5,10 @@ import { cpus } from "node:os";
 import { join } from "node:path";
 import { chromium, type Page } from "@playwright/test";
 import { BASELINE_PATH, measurePageScripts } from "../e2e/support/page-weight";
+import { appNodeOptions } from "../scripts/app-node-options";
 import { buildIfNeeded } from "../scripts/build-if-needed";
 import { CHROMIUM_ARGS, ensureBrowser, SYSTEM_CHROMIUM } from "../scripts/ensure-browser";
+import { startTestPostgres, type TestPostgres } from "../scripts/test-postgres";
 import { lighthousePages } from "./lib/lighthouse";
 import { runLoad, type LoadTarget } from "./lib/load";
 import { freePort, memoryOf, startProcess, waitUntilUp, type RunningProcess } from "./lib/processes";
@@ -90,6 +92,7 @@ async function main() {
     LOG_FILE: "",
   };
   const processes: RunningProcess[] = [];
+  let postgres: TestPostgres | undefined;
   const start = (name: string, command: string, args: string[], cwd = root) => {
     const started = startProcess(name, command, args, { env, cwd, logFile: join(work, `${name}.log`) });
     processes.push(started);
@@ -101,7 +104,18 @@ async function main() {
     step("Starting the sandbox, the app, a node:http proxy and the framework floor");
     const sandboxProcess = start("sandbox", process.execPath, ["--import", "tsx", "sandbox/index.ts"]);
     await waitUntilUp(`${sandbox}/__sandbox/stats`, sandboxProcess);
-    const appProcess = start("app", nextBin, ["start", "--port", String(appPort), "--hostname", "127.0.0.1"]);
+    const appProcess = startProcess(
+      "app",
+      nextBin,
+      ["start", "--port", String(appPort), "--hostname", "127.0.0.1"],
+      // What `npm start` runs the app with (scripts/start.ts).
+      {
+        env: { ...env, NODE_OPTIONS: appNodeOptions(process.env.NODE_OPTIONS) },
+        cwd: root,
+        logFile: join(work, "app.log"),
+      },
+    );
+    processes.push(appProcess);
     const proxyProcess = start("proxy", process.execPath, [
       "--import",
       "tsx",
@@ -158,13 +172,17 @@ async function main() {
     } finally {
       await browser.close();
     }
-    const appSale = (): LoadTarget => ({
-      name: "app",
-      origin: app,
+    const appSale = (name = "app", origin = app, sessionCookie = cookie): LoadTarget => ({
+      name,
+      origin,
       expectStatus: 201,
       makeRequest: () => ({
         path: "/api/sales",
-        headers: { "content-type": "application/json", cookie, "idempotency-key": randomUUID() },
+        headers: {
+          "content-type": "application/json",
+          cookie: sessionCookie,
+          "idempotency-key": randomUUID(),
+        },
         body: JSON.stringify(freshSale()),
       }),
     });
@@ -206,6 +224,46 @@ async function main() {
     };
     console.log(JSON.stringify(tokens));
 
+    // The same app on PostgreSQL (DATABASE_URL), where the database works outside the app's process: a
+    // throwaway server as `npm test` starts one, when PostgreSQL is installed or can be.
+    postgres = await startTestPostgres().catch((error: unknown) => {
+      console.log(`No PostgreSQL for the comparison: ${(error as Error).message}`);
+      return undefined;
+    });
+    // Started after the token economy, so its own token exchange is not counted there.
+    let postgresApp: string | undefined;
+    let postgresCookie: string | undefined;
+    let postgresPid: number | undefined;
+    if (postgres) {
+      const postgresAppPort = await freePort();
+      postgresApp = `http://127.0.0.1:${postgresAppPort}`;
+      const postgresAppProcess = startProcess(
+        "app-postgresql",
+        nextBin,
+        ["start", "--port", String(postgresAppPort), "--hostname", "127.0.0.1"],
+        {
+          env: {
+            ...env,
+            DATABASE_URL: postgres.url,
+            DATA_DIR: join(work, "data-postgresql"),
+            NODE_OPTIONS: appNodeOptions(process.env.NODE_OPTIONS),
+          },
+          cwd: root,
+          logFile: join(work, "app-postgresql.log"),
+        },
+      );
+      processes.push(postgresAppProcess);
+      await waitUntilUp(`${postgresApp}/api/health`, postgresAppProcess);
+      postgresPid = postgresAppProcess.pid;
+      const signInBrowser = await chromium.launch(
+        existsSync(SYSTEM_CHROMIUM) ? { executablePath: SYSTEM_CHROMIUM, args: CHROMIUM_ARGS } : {},
+      );
+      try {
+        postgresCookie = await signIn(await signInBrowser.newPage(), postgresApp);
+      } finally {
+        await signInBrowser.close();
+      }
+    }
     step(`Submission overhead: ${ROUNDS} alternating rounds at concurrency ${CONCURRENCY.join(" and ")}`);
     const { access_token: bearer } = await json<{ access_token: string }>(
       `${sandbox}/core/sso/connect/token`,
@@ -232,6 +290,7 @@ async function main() {
       upstreamSale("direct", sandbox),
       upstreamSale("node-proxy", proxy),
       appSale(),
+      ...(postgresApp && postgresCookie ? [appSale("app-postgresql", postgresApp, postgresCookie)] : []),
       {
         name: "empty-route",
         origin: floor,
@@ -249,8 +308,12 @@ async function main() {
     > = {};
     const loadErrors: { target: string; concurrency: number; status: number | string; count: number }[] = [];
     let peakRssDuringLoadMb = 0;
+    let postgresPeakRssDuringLoadMb = 0;
     const sampler = setInterval(() => {
       peakRssDuringLoadMb = Math.max(peakRssDuringLoadMb, memoryOf(appProcess.pid).rssMb);
+      if (postgresPid) {
+        postgresPeakRssDuringLoadMb = Math.max(postgresPeakRssDuringLoadMb, memoryOf(postgresPid).rssMb);
+      }
     }, 100);
     try {
       for (let round = 0; round < ROUNDS; round++) {
@@ -306,6 +369,18 @@ async function main() {
       throughputVsEmptyRouteAtConcurrency50: median(
         perRound("app", 50).rps.map((rps, round) => rps / perRound("empty-route", 50).rps[round]!),
       ),
+      ...(rounds["app-postgresql"]
+        ? {
+            postgresqlAddedP50MsAtConcurrency1: median(
+              perRound("app-postgresql", 1).p50.map((p50, round) => p50 - perRound("direct", 1).p50[round]!),
+            ),
+            postgresqlThroughputVsEmptyRouteAtConcurrency50: median(
+              perRound("app-postgresql", 50).rps.map(
+                (rps, round) => rps / perRound("empty-route", 50).rps[round]!,
+              ),
+            ),
+          }
+        : {}),
     };
 
     step(`Lighthouse: ${LIGHTHOUSE_RUNS} runs per page, desktop, plus one mobile run for reference`);
@@ -327,7 +402,18 @@ async function main() {
       loadErrors,
       overhead,
       tokens,
-      memory: { peakRssDuringLoadMb, peakRssWholeRunMb: memory.peakRssMb },
+      memory: {
+        peakRssDuringLoadMb,
+        peakRssWholeRunMb: memory.peakRssMb,
+        ...(postgresPid
+          ? {
+              postgresql: {
+                peakRssDuringLoadMb: postgresPeakRssDuringLoadMb,
+                peakRssWholeRunMb: memoryOf(postgresPid).peakRssMb,
+              },
+            }
+          : {}),
+      },
     };
     const { markdownPath, failures } = writeReport(root, results);
     console.log(`\nWrote ${markdownPath}`);
@@ -340,6 +426,7 @@ async function main() {
     finished = true;
   } finally {
     for (const running of processes.reverse()) await running.stop();
+    postgres?.stop();
     // The servers' logs stay for a run that broke off.
     if (finished) rmSync(work, { recursive: true, force: true });
     else console.error(`Logs of this run: ${work}`);

@@ -39,6 +39,9 @@ export interface BenchResults {
     addedP50MsAtConcurrency1: number;
     proxyAddedP50MsAtConcurrency1: number;
     throughputVsEmptyRouteAtConcurrency50: number;
+    /** The same app on PostgreSQL, when the run had one. */
+    postgresqlAddedP50MsAtConcurrency1?: number;
+    postgresqlThroughputVsEmptyRouteAtConcurrency50?: number;
   };
   tokens: {
     perThousandSales: {
@@ -50,7 +53,12 @@ export interface BenchResults {
     concurrentAfterRevoke: { sales: number; errors: LoadErrors; tokenExchanges: number };
     concurrentColdClient: { sales: number; accepted: number; tokenExchanges: number };
   };
-  memory: { peakRssDuringLoadMb: number; peakRssWholeRunMb: number };
+  memory: {
+    peakRssDuringLoadMb: number;
+    peakRssWholeRunMb: number;
+    /** The same app on PostgreSQL, when the run had one. */
+    postgresql?: { peakRssDuringLoadMb: number; peakRssWholeRunMb: number };
+  };
 }
 
 interface Check {
@@ -175,7 +183,7 @@ function keyFigures(results: BenchResults): [string, string][] {
       "App ÷ empty route throughput, c=50",
       `${results.overhead.throughputVsEmptyRouteAtConcurrency50.toFixed(2)}×`,
     ],
-    ["App peak RSS", `${results.memory.peakRssWholeRunMb.toFixed(0)} MB`],
+    ["App peak RSS, whole run", `${results.memory.peakRssWholeRunMb.toFixed(0)} MB`],
   ];
 }
 
@@ -259,7 +267,7 @@ function markdown(results: BenchResults, list: Check[], problems: string[], befo
     "",
     "## Submission overhead",
     "",
-    "The same valid sale (a fresh CPF each time) posted four ways, in alternating order each round, by a " +
+    "The same valid sale (a fresh CPF each time) posted four ways (five where PostgreSQL is available, see below), in alternating order each round, by a " +
       "closed-loop load generator on kept-alive connections timing each answer with `hrtime`: **direct** to the " +
       "sandbox's sale endpoint with a bearer token; through a minimal **node-proxy** (`bench/node-proxy.ts`) to the same " +
       "endpoint; through the **app** (`POST /api/sales`: session check, validation, ledger row, token, upstream " +
@@ -280,7 +288,14 @@ function markdown(results: BenchResults, list: Check[], problems: string[], befo
     `Medians of the per-round differences: the app adds ${ms(results.overhead.addedP50MsAtConcurrency1)} at p50 ` +
       `over the direct call at concurrency 1 (the node proxy adds ${ms(results.overhead.proxyAddedP50MsAtConcurrency1)}); ` +
       `at concurrency 50 the app serves ${results.overhead.throughputVsEmptyRouteAtConcurrency50.toFixed(2)}× the ` +
-      `empty route's requests per second.`,
+      `empty route's requests per second.` +
+      (results.overhead.postgresqlThroughputVsEmptyRouteAtConcurrency50 === undefined
+        ? ""
+        : ` The same app on PostgreSQL (**app-postgresql**, \`DATABASE_URL\`, a throwaway local server with ` +
+          `fsync off, as PGlite has no fsync either) adds ` +
+          `${ms(results.overhead.postgresqlAddedP50MsAtConcurrency1 ?? Number.NaN)} at concurrency 1 and serves ` +
+          `${results.overhead.postgresqlThroughputVsEmptyRouteAtConcurrency50.toFixed(2)}× the empty route's ` +
+          "requests per second at concurrency 50."),
     "",
     "## Token economy and memory",
     "",
@@ -294,7 +309,11 @@ function markdown(results: BenchResults, list: Check[], problems: string[], befo
       `every token: ${results.tokens.concurrentAfterRevoke.tokenExchanges} exchange(s).`,
     `- App server (\`next-server\`) resident memory: peak ${results.memory.peakRssDuringLoadMb.toFixed(0)} MB ` +
       `sampled during the submission load, ${results.memory.peakRssWholeRunMb.toFixed(0)} MB high-water mark over ` +
-      `the whole run (kernel's VmHWM).`,
+      `the whole run (kernel's VmHWM).` +
+      (results.memory.postgresql
+        ? ` The same app on PostgreSQL: ${results.memory.postgresql.peakRssDuringLoadMb.toFixed(0)} MB during ` +
+          `the load, ${results.memory.postgresql.peakRssWholeRunMb.toFixed(0)} MB high-water mark.`
+        : ""),
     "",
   );
 
