@@ -1,6 +1,6 @@
 import "server-only";
 import type { Route } from "next";
-import { cookies, headers } from "next/headers";
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
 import { resolveAuthSecret } from "@/lib/auth/secret";
@@ -24,12 +24,15 @@ export interface SessionAgent {
  */
 export const verifySession = cache(async (): Promise<SessionAgent | null> => {
   const config = getConfig();
-  const session = await readSessionCookie(await cookies(), {
-    cookieName: sessionCookieName({
-      embedded: config.embed.allowedOrigins.length > 0,
-      authUrl: process.env.AUTH_URL ?? process.env.NEXTAUTH_URL,
-      forwardedProto: (await headers()).get("x-forwarded-proto"),
-    }),
+  const requestHeaders = await headers();
+  const cookieName = sessionCookieName({
+    embedded: config.embed.allowedOrigins.length > 0,
+    authUrl: process.env.AUTH_URL ?? process.env.NEXTAUTH_URL,
+    forwardedProto: requestHeaders.get("x-forwarded-proto"),
+  });
+  if (!cookieName) return null;
+  const session = await readSessionCookie(requestHeaders.get("cookie"), {
+    cookieName,
     secret: resolveAuthSecret(config),
   });
   if (!session) return null;
