@@ -5,6 +5,9 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 // Kept-alive connections to the provider. Idle sockets close after 4 s, before the 5 s most servers (Node's
 // default among them) wait, so a request is not written onto a socket the server is closing.
 const IDLE_SOCKET_MS = 4_000;
+// fetch's (undici's) connect timeout. A connection not made proves nothing was sent, so it carries undici's code,
+// which the client counts as "nothing sent" (failed), unlike a timeout once the request is out (unknown).
+const CONNECT_TIMEOUT_MS = 10_000;
 const agents = {
   "http:": new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
   "https:": new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
@@ -39,6 +42,8 @@ export function providerFetch(input: string | URL | Request, init: RequestInit =
   const headers: Record<string, string> = {};
   new Headers(init.headers).forEach((value, name) => (headers[name] = value));
   if (body.length > 0 || init.method === "POST") headers["content-length"] = String(body.length);
+  // fetch always sent one; some providers' firewalls refuse requests without it.
+  headers["user-agent"] ??= "partner-sales";
   const signal = init.signal ?? undefined;
 
   return new Promise<Response>((resolve, reject) => {
@@ -74,6 +79,16 @@ export function providerFetch(input: string | URL | Request, init: RequestInit =
       reject(signal!.reason);
     }
     signal?.addEventListener("abort", onAbort, { once: true });
+    outgoing.on("socket", (socket) => {
+      if (!socket.connecting) return; // a kept-alive socket, already connected
+      const timer = setTimeout(() => {
+        outgoing.destroy(
+          Object.assign(new Error("Connect Timeout Error"), { code: "UND_ERR_CONNECT_TIMEOUT" }),
+        );
+      }, CONNECT_TIMEOUT_MS);
+      socket.once(url.protocol === "https:" ? "secureConnect" : "connect", () => clearTimeout(timer));
+      socket.once("close", () => clearTimeout(timer));
+    });
     outgoing.on("error", (error) => {
       if (!signal?.aborted) fail(error);
     });
