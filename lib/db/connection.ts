@@ -12,7 +12,6 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
 import { log } from "@/lib/log";
 import { acquireDataDirLock } from "./data-dir-lock";
-import { markSharedBackend } from "./prepared";
 import * as schema from "./schema";
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -73,9 +72,7 @@ async function openThroughSocket(dataDir: string, holderPid: number): Promise<Da
         "Stop the app (Ctrl-C) and run this command again.",
     );
   }
-  const db = drizzlePostgres(client, { schema });
-  markSharedBackend(db);
-  return { db, kind: "pglite-socket", close: () => client.end() };
+  return { db: drizzlePostgres(client, { schema }), kind: "pglite-socket", close: () => client.end() };
 }
 
 // The ledger of one call center is small: Postgres's default 128 MB of shared buffers, all of it touched at start

@@ -3,25 +3,14 @@ import type { Database } from "./connection";
 
 // On globalThis, like the database handle (lib/db/index.ts): Next bundles the instrumentation hook and the routes
 // separately, each with its own copy of this module.
-const state = globalThis as {
-  __partnerSalesStatements?: WeakMap<Database, Map<string, unknown>>;
-  __partnerSalesSharedBackends?: WeakSet<Database>;
-};
+const state = globalThis as { __partnerSalesStatements?: WeakMap<Database, Map<string, unknown>> };
 const statements = (state.__partnerSalesStatements ??= new WeakMap());
-const sharedBackends = (state.__partnerSalesSharedBackends ??= new WeakSet());
-
-/**
- * Marks a database reached through PGlite's socket: every connection there shares one backend, so a statement
- * prepared under a name by one connection already exists for the next, which node-postgres cannot know.
- */
-export function markSharedBackend(db: Database): void {
-  sharedBackends.add(db);
-}
 
 /**
  * A statement on the hot path, built once per database handle and then only executed: Drizzle does not rebuild
- * its SQL text on every call. On PostgreSQL it is also a named server-side statement, parsed and planned once
- * per connection; on a shared PGlite backend it stays unnamed (an empty name is node-postgres's unnamed one).
+ * its SQL text on every call. It stays unnamed on the server (an empty name is node-postgres's unnamed
+ * statement): named ones collide on PGlite's socket, where every connection shares one backend, and break behind
+ * a transaction-mode pooler (PgBouncer) in front of PostgreSQL.
  */
 export function prepared<T>(
   db: Database,
@@ -31,6 +20,6 @@ export function prepared<T>(
   let forDb = statements.get(db);
   if (!forDb) statements.set(db, (forDb = new Map()));
   let statement = forDb.get(name) as T | undefined;
-  if (statement === undefined) forDb.set(name, (statement = build(db, sharedBackends.has(db) ? "" : name)));
+  if (statement === undefined) forDb.set(name, (statement = build(db, "")));
   return statement;
 }
