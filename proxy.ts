@@ -25,7 +25,7 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  // Not static files, and not our JSON API routes (they set the framing policy themselves, lib/http/json.ts);
-  // Auth.js's routes under /api/auth still pass here.
-  matcher: ["/((?!_next/static|_next/image|api/(?!auth/)).*)"],
+  // Not static files, and not our three JSON routes, which set the framing policy themselves (lib/http/json.ts).
+  // Everything else, Auth.js's routes and any 404 included, still passes here.
+  matcher: ["/((?!_next/static|_next/image|api/(?:sales|health|embed/session)$).*)"],
 };
