@@ -4,6 +4,6 @@
 export const APP_OLD_SPACE_MB = 160;
 
 export function appNodeOptions(current: string | undefined): string {
-  if (current && /--max-old-space-size/.test(current)) return current;
+  if (current && /--max[-_]old[-_]space[-_]size/.test(current)) return current;
   return `${current ?? ""} --max-old-space-size=${APP_OLD_SPACE_MB}`.trim();
 }

@@ -218,8 +218,8 @@ function markdown(results: BenchResults, list: Check[], problems: string[], befo
     "",
     `JavaScript files each page loads in Chromium from the production build, each gzipped (zlib default level). ` +
       `Baseline: the app's own 404 page (\`${pageWeight.baseline.path}\`), same build and root layout, no client ` +
-      `code of ours: ${kB(pageWeight.baseline.gzipBytes)} in ${pageWeight.baseline.files} files. For reference, an ` +
-      `empty Next.js app (\`bench/floor\`) loads ${kB(pageWeight.emptyNextApp.gzipBytes)} in ` +
+      `code of ours: ${kB(pageWeight.baseline.gzipBytes)} in ${pageWeight.baseline.files} files. For reference only, an ` +
+      `empty Next.js app (\`bench/floor\`, built with webpack, not Turbopack: see its next.config.mjs) loads ${kB(pageWeight.emptyNextApp.gzipBytes)} in ` +
       `${pageWeight.emptyNextApp.files} files. The budget is also a test in \`npm test\` (\`e2e/page-weight.spec.ts\`).`,
     "",
     table(
@@ -271,7 +271,8 @@ function markdown(results: BenchResults, list: Check[], problems: string[], befo
       "closed-loop load generator on kept-alive connections timing each answer with `hrtime`: **direct** to the " +
       "sandbox's sale endpoint with a bearer token; through a minimal **node-proxy** (`bench/node-proxy.ts`) to the same " +
       "endpoint; through the **app** (`POST /api/sales`: session check, validation, ledger row, token, upstream " +
-      "call, outcome); and to an **empty-route** Next.js handler (`bench/floor`), the framework's floor.",
+      "call, outcome); and to an **empty-route** Next.js handler (`bench/floor`), the framework's floor (the same " +
+      "Next.js server; its route is bundled by webpack, the app's by Turbopack).",
     "",
     table(
       ["target", "concurrency", "requests", "p50", "p99", "req/s"],

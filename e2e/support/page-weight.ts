@@ -28,20 +28,19 @@ export interface PageWeight {
  * decoded bodies gzipped here, so the figure does not depend on the server's compression settings.
  */
 export async function measurePageScripts(page: Page, path: string): Promise<PageWeight> {
-  const pending: Promise<ScriptWeight | null>[] = [];
+  const pending: Promise<ScriptWeight>[] = [];
   const seen = new Set<string>();
   const onResponse = (response: Response) => {
     if (response.request().resourceType() !== "script" || seen.has(response.url())) return;
     seen.add(response.url());
+    // A redirect has no body to count; any other script that cannot be read fails the measurement.
+    if (response.status() >= 300 && response.status() < 400) return;
     pending.push(
-      response.body().then(
-        (body) => ({
-          url: new URL(response.url()).pathname,
-          bytes: body.length,
-          gzipBytes: gzipSync(body).length,
-        }),
-        () => null,
-      ),
+      response.body().then((body) => ({
+        url: new URL(response.url()).pathname,
+        bytes: body.length,
+        gzipBytes: gzipSync(body).length,
+      })),
     );
   };
   page.on("response", onResponse);
@@ -50,7 +49,7 @@ export async function measurePageScripts(page: Page, path: string): Promise<Page
   } finally {
     page.off("response", onResponse);
   }
-  const scripts = (await Promise.all(pending)).filter((script): script is ScriptWeight => script !== null);
+  const scripts = await Promise.all(pending);
   scripts.sort((a, b) => a.url.localeCompare(b.url));
   return { path, scripts, gzipBytes: scripts.reduce((sum, script) => sum + script.gzipBytes, 0) };
 }
