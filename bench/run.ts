@@ -51,7 +51,10 @@ async function signIn(page: Page, origin: string): Promise<string> {
 function gitDescription(): string {
   try {
     const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root }).toString().trim();
-    const dirty = execFileSync("git", ["status", "--porcelain"], { cwd: root }).toString().trim() !== "";
+    const dirty =
+      execFileSync("git", ["status", "--porcelain", "--", ".", ":(exclude)bench/results"], { cwd: root })
+        .toString()
+        .trim() !== "";
     return dirty ? `${commit} + uncommitted changes` : commit;
   } catch {
     return "unknown";

@@ -323,7 +323,8 @@ function markdown(results: BenchResults, list: Check[], problems: string[], befo
     lines.push(
       "## Before and after",
       "",
-      `Before: \`bench/results/before.json\`, the first run of this suite (${before.ranAt}, commit ${before.commit}), ` +
+      `Before: \`bench/results/before.json\`, the first run of this suite (${before.ranAt}, ${before.rounds} rounds, ` +
+        `commit ${before.commit}), ` +
         "before the changes listed in the notes below.",
       "",
       table(
