@@ -1,6 +1,5 @@
-import { existsSync } from "node:fs";
 import { defineConfig, devices } from "@playwright/test";
-import { CHROMIUM_ARGS, SYSTEM_CHROMIUM } from "./scripts/ensure-browser";
+import { chromiumLaunchOptions } from "./scripts/ensure-browser";
 import {
   ALLOWED_PORTAL,
   E2E_DATA_DIR,
@@ -34,9 +33,7 @@ export default defineConfig({
       name: "chromium",
       use: {
         ...devices["Desktop Chrome"],
-        launchOptions: existsSync(SYSTEM_CHROMIUM)
-          ? { executablePath: SYSTEM_CHROMIUM, args: CHROMIUM_ARGS }
-          : {},
+        launchOptions: chromiumLaunchOptions(),
       },
     },
   ],

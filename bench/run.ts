@@ -1,13 +1,13 @@
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { chromium, type Page } from "@playwright/test";
 import { BASELINE_PATH, measurePageScripts } from "../e2e/support/page-weight";
 import { appNodeOptions } from "../scripts/app-node-options";
 import { buildIfNeeded } from "../scripts/build-if-needed";
-import { CHROMIUM_ARGS, ensureBrowser, SYSTEM_CHROMIUM } from "../scripts/ensure-browser";
+import { chromiumLaunchOptions, ensureBrowser } from "../scripts/ensure-browser";
 import { startTestPostgres, type TestPostgres } from "../scripts/test-postgres";
 import { lighthousePages } from "./lib/lighthouse";
 import { runLoad, type LoadTarget } from "./lib/load";
@@ -96,29 +96,31 @@ async function main() {
   };
   const processes: RunningProcess[] = [];
   let postgres: TestPostgres | undefined;
-  const start = (name: string, command: string, args: string[], cwd = root) => {
-    const started = startProcess(name, command, args, { env, cwd, logFile: join(work, `${name}.log`) });
+  const start = (
+    name: string,
+    command: string,
+    args: string[],
+    { cwd = root, extraEnv = {} }: { cwd?: string; extraEnv?: Record<string, string> } = {},
+  ) => {
+    const started = startProcess(name, command, args, {
+      env: { ...env, ...extraEnv },
+      cwd,
+      logFile: join(work, `${name}.log`),
+    });
     processes.push(started);
     return started;
   };
+  const nextStart = (name: string, port: number, options?: Parameters<typeof start>[3]) =>
+    start(name, nextBin, ["start", "--port", String(port), "--hostname", "127.0.0.1"], options);
+  // What `npm start` runs the app with (scripts/start.ts).
+  const appEnv = { NODE_OPTIONS: appNodeOptions(process.env.NODE_OPTIONS) };
 
   let finished = false;
   try {
     step("Starting the sandbox, the app, a node:http proxy and the framework floor");
     const sandboxProcess = start("sandbox", process.execPath, ["--import", "tsx", "sandbox/index.ts"]);
     await waitUntilUp(`${sandbox}/__sandbox/stats`, sandboxProcess);
-    const appProcess = startProcess(
-      "app",
-      nextBin,
-      ["start", "--port", String(appPort), "--hostname", "127.0.0.1"],
-      // What `npm start` runs the app with (scripts/start.ts).
-      {
-        env: { ...env, NODE_OPTIONS: appNodeOptions(process.env.NODE_OPTIONS) },
-        cwd: root,
-        logFile: join(work, "app.log"),
-      },
-    );
-    processes.push(appProcess);
+    const appProcess = nextStart("app", appPort, { extraEnv: appEnv });
     const proxyProcess = start("proxy", process.execPath, [
       "--import",
       "tsx",
@@ -126,12 +128,7 @@ async function main() {
       String(proxyPort),
       sandbox,
     ]);
-    const floorProcess = start(
-      "floor",
-      nextBin,
-      ["start", "--port", String(floorPort), "--hostname", "127.0.0.1"],
-      floorRoot,
-    );
+    const floorProcess = nextStart("floor", floorPort, { cwd: floorRoot });
     await Promise.all([
       waitUntilUp(`${app}/api/health`, appProcess),
       waitUntilUp(`${proxy}/__sandbox/stats`, proxyProcess),
@@ -141,9 +138,7 @@ async function main() {
       json<{ tokenRequests: number; saleRequests: number }>(`${sandbox}/__sandbox/stats`);
 
     step("Browser weight: JavaScript each page loads, gzipped, against the framework baseline");
-    const browser = await chromium.launch(
-      existsSync(SYSTEM_CHROMIUM) ? { executablePath: SYSTEM_CHROMIUM, args: CHROMIUM_ARGS } : {},
-    );
+    const browser = await chromium.launch(chromiumLaunchOptions());
     let cookie: string;
     let pageWeight: BenchResults["pageWeight"];
     try {
@@ -240,27 +235,12 @@ async function main() {
     if (postgres) {
       const postgresAppPort = await freePort();
       postgresApp = `http://127.0.0.1:${postgresAppPort}`;
-      const postgresAppProcess = startProcess(
-        "app-postgresql",
-        nextBin,
-        ["start", "--port", String(postgresAppPort), "--hostname", "127.0.0.1"],
-        {
-          env: {
-            ...env,
-            DATABASE_URL: postgres.url,
-            DATA_DIR: join(work, "data-postgresql"),
-            NODE_OPTIONS: appNodeOptions(process.env.NODE_OPTIONS),
-          },
-          cwd: root,
-          logFile: join(work, "app-postgresql.log"),
-        },
-      );
-      processes.push(postgresAppProcess);
+      const postgresAppProcess = nextStart("app-postgresql", postgresAppPort, {
+        extraEnv: { ...appEnv, DATABASE_URL: postgres.url, DATA_DIR: join(work, "data-postgresql") },
+      });
       await waitUntilUp(`${postgresApp}/api/health`, postgresAppProcess);
       postgresPid = postgresAppProcess.pid;
-      const signInBrowser = await chromium.launch(
-        existsSync(SYSTEM_CHROMIUM) ? { executablePath: SYSTEM_CHROMIUM, args: CHROMIUM_ARGS } : {},
-      );
+      const signInBrowser = await chromium.launch(chromiumLaunchOptions());
       try {
         postgresCookie = await signIn(await signInBrowser.newPage(), postgresApp);
       } finally {

@@ -12,6 +12,11 @@ export const CHROMIUM_ARGS = [
   "--no-first-run",
 ];
 
+/** Launch options for Playwright: Debian's Chromium with the flags above where it is installed, else Playwright's own. */
+export function chromiumLaunchOptions(): { executablePath?: string; args?: string[] } {
+  return existsSync(SYSTEM_CHROMIUM) ? { executablePath: SYSTEM_CHROMIUM, args: CHROMIUM_ARGS } : {};
+}
+
 function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): boolean {
   console.log(`$ ${command} ${args.join(" ")}`);
   return spawnSync(command, args, { stdio: "inherit", env }).status === 0;

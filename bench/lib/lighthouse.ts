@@ -1,9 +1,8 @@
-import { existsSync } from "node:fs";
 import { chromium } from "@playwright/test";
 import * as chromeLauncher from "chrome-launcher";
 import lighthouse from "lighthouse";
 import desktopConfig from "lighthouse/core/config/desktop-config.js";
-import { CHROMIUM_ARGS, SYSTEM_CHROMIUM } from "../../scripts/ensure-browser";
+import { CHROMIUM_ARGS, chromiumLaunchOptions } from "../../scripts/ensure-browser";
 import { median } from "./stats";
 
 export type Preset = "desktop" | "mobile";
@@ -77,7 +76,7 @@ export async function lighthousePages(
   { runs, presets }: { runs: number; presets: Preset[] },
 ): Promise<LighthouseResult[]> {
   const chrome = await chromeLauncher.launch({
-    chromePath: existsSync(SYSTEM_CHROMIUM) ? SYSTEM_CHROMIUM : chromium.executablePath(),
+    chromePath: chromiumLaunchOptions().executablePath ?? chromium.executablePath(),
     chromeFlags: ["--headless=new", ...CHROMIUM_ARGS],
   });
   try {

@@ -28,9 +28,3 @@ export function summarize(latenciesMs: readonly number[], durationMs: number): L
     requestsPerSecond: durationMs > 0 ? (sorted.length * 1000) / durationMs : Number.NaN,
   };
 }
-
-/** Rounds for reading: milliseconds to 0.01, counts and rates to whole units unless small. */
-export function round(value: number, digits = 2): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
-}

@@ -10,11 +10,20 @@ import type { Config } from "@/lib/config/parse";
  */
 export function resolveAuthSecret(config: Pick<Config, "authSecret" | "dataDir">): string {
   if (config.authSecret) return config.authSecret;
-  const path = join(config.dataDir, "auth-secret");
+  // Read on every session check: the file is written once and never changes, so it is read once per directory.
+  let secret = readSecrets.get(config.dataDir);
+  if (secret === undefined) readSecrets.set(config.dataDir, (secret = readOrCreateSecret(config.dataDir)));
+  return secret;
+}
+
+const readSecrets = new Map<string, string>();
+
+function readOrCreateSecret(dataDir: string): string {
+  const path = join(dataDir, "auth-secret");
   try {
     return readFileSync(path, "utf8").trim();
   } catch {
-    mkdirSync(config.dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true });
     const secret = randomBytes(48).toString("base64url");
     try {
       writeFileSync(path, secret, { mode: 0o600, flag: "wx" });

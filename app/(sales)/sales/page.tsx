@@ -15,6 +15,7 @@ export default async function SalesPage({ searchParams }: PageProps<"/sales">) {
   const filter = FILTERS.find((candidate) => candidate && candidate === status);
   const sales = await listVisibleSales(agent, filter);
   const supervisor = agent.role === "supervisor";
+  const columns = ["Data", "Cliente", "CPF", "Plano", ...(supervisor ? ["Agente"] : []), "Situação"];
 
   return (
     <section aria-labelledby="sales-title" className="space-y-6">
@@ -45,26 +46,11 @@ export default async function SalesPage({ searchParams }: PageProps<"/sales">) {
             <caption className="sr-only">Vendas, das mais recentes às mais antigas</caption>
             <thead className="border-b border-slate-200 bg-slate-50 text-slate-700">
               <tr>
-                <th scope="col" className="px-4 py-2 font-medium">
-                  Data
-                </th>
-                <th scope="col" className="px-4 py-2 font-medium">
-                  Cliente
-                </th>
-                <th scope="col" className="px-4 py-2 font-medium">
-                  CPF
-                </th>
-                <th scope="col" className="px-4 py-2 font-medium">
-                  Plano
-                </th>
-                {supervisor ? (
-                  <th scope="col" className="px-4 py-2 font-medium">
-                    Agente
+                {columns.map((column) => (
+                  <th key={column} scope="col" className="px-4 py-2 font-medium">
+                    {column}
                   </th>
-                ) : null}
-                <th scope="col" className="px-4 py-2 font-medium">
-                  Situação
-                </th>
+                ))}
               </tr>
             </thead>
             <tbody className="divide-y divide-slate-100">
