@@ -19,7 +19,12 @@ const UNAUTHORIZED_MESSAGES: Record<Exclude<TokenCheck, "valid"> | "missing", st
   expired: "The access token has expired.",
 };
 
-function envelope(status: number, success: boolean, message: string, headers?: Record<string, string>) {
+export function saleEnvelope(
+  status: number,
+  success: boolean,
+  message: string,
+  headers?: Record<string, string>,
+) {
   return json(status, { data: success, message, success, total: null }, headers);
 }
 
@@ -45,36 +50,37 @@ function parseJsonObject(rawBody: string): Record<string, unknown> | null {
 
 export function handleSaleRequest(request: SandboxRequest, context: SaleEndpointContext): SandboxResponse {
   if (request.method !== "POST") {
-    return envelope(405, false, "The partner sale endpoint only accepts POST requests.", { allow: "POST" });
+    return saleEnvelope(405, false, "The partner sale endpoint only accepts POST requests.", {
+      allow: "POST",
+    });
   }
 
   const { state } = context;
   const token = bearerToken(request);
   const tokenCheck = token === null ? "missing" : state.tokens.check(token, context.now.getTime());
   if (tokenCheck !== "valid") {
-    return envelope(401, false, UNAUTHORIZED_MESSAGES[tokenCheck], {
+    return saleEnvelope(401, false, UNAUTHORIZED_MESSAGES[tokenCheck], {
       "www-authenticate": 'Bearer error="invalid_token"',
     });
   }
 
-  if (request.bodyTooLarge) return envelope(413, false, "The request body is too large.");
   if (mediaType(request.headers) !== "application/json") {
-    return envelope(400, false, "The request body must be JSON (Content-Type: application/json).");
+    return saleEnvelope(400, false, "The request body must be JSON (Content-Type: application/json).");
   }
   const body = parseJsonObject(request.rawBody);
-  if (!body) return envelope(400, false, "The request body must be a JSON object.");
+  if (!body) return saleEnvelope(400, false, "The request body must be a JSON object.");
 
   const validation = validateSale(body, context.now);
-  if (!validation.ok) return envelope(400, false, invalidFieldsMessage(validation.invalidFields));
+  if (!validation.ok) return saleEnvelope(400, false, invalidFieldsMessage(validation.invalidFields));
 
   const { customerDocument, planId } = validation.sale;
   if (!context.plans.some((plan) => plan.id.toLowerCase() === planId.toLowerCase())) {
-    return envelope(422, false, "The specified plan does not exist.");
+    return saleEnvelope(422, false, "The specified plan does not exist.");
   }
   if (state.hasSale(customerDocument, planId)) {
-    return envelope(409, false, "The customer already has this plan.");
+    return saleEnvelope(409, false, "The customer already has this plan.");
   }
 
   state.acceptSale({ receivedAt: request.receivedAt.toISOString(), body });
-  return envelope(200, true, "Partner sale registered.");
+  return saleEnvelope(200, true, "Partner sale registered.");
 }

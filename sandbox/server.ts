@@ -1,15 +1,27 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
+import { BODY_LIMIT_BYTES, bodyTooLarge, type Destination } from "./body-limits";
 import { CONTROL_PREFIX, handleControlRequest } from "./controls";
 import { ERROR_PAGE_PATH } from "./error-page";
 import { faultReply, type FaultKind, type Target } from "./faults";
-import { headerRecord, json, readRequest, send, type SandboxReply, type SandboxRequest } from "./http";
+import {
+  headerRecord,
+  json,
+  readBody,
+  requestHead,
+  send,
+  sendAndClose,
+  type RequestHead,
+  type SandboxReply,
+  type SandboxRequest,
+  type SandboxResponse,
+} from "./http";
 import { writeJsonLine, type SandboxLog } from "./log";
 import { loadDemoPlans, type Plan } from "./plans";
 import { handleSaleRequest, isSalePath } from "./sale-endpoint";
 import { SandboxState } from "./state";
-import { handleTokenRequest, TOKEN_PATH, tokenForm } from "./token-endpoint";
+import { claimedClientId, handleTokenRequest, TOKEN_PATH } from "./token-endpoint";
 
 export type { Plan } from "./plans";
 
@@ -33,10 +45,11 @@ interface Answer {
 
 const MAX_LOGGED_CLIENT_ID_LENGTH = 200;
 
-function targetOf(pathname: string): Target | null {
+function destinationOf(pathname: string): Destination {
   if (pathname.toLowerCase() === TOKEN_PATH) return "token";
   if (isSalePath(pathname)) return "sale";
-  return null;
+  if (pathname.startsWith(CONTROL_PREFIX)) return "control";
+  return "other";
 }
 
 function baseUrlOf(address: AddressInfo): string {
@@ -56,7 +69,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   let shutdown = new AbortController();
 
   // The error_uri should point wherever the client reached us, which may differ from the address we bound.
-  function errorPageUrl(request: SandboxRequest): string {
+  function errorPageUrl(request: RequestHead): string {
     const host = request.headers.host;
     const origin = host && /^[A-Za-z0-9.:[\]-]+$/.test(host) ? `http://${host}` : baseUrl;
     return `${origin}${ERROR_PAGE_PATH}`;
@@ -86,29 +99,52 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     return { reply, fault };
   }
 
-  async function route(target: Target | null, request: SandboxRequest): Promise<Answer> {
-    if (target) return answerEndpoint(target, request);
-    if (request.pathname.startsWith(CONTROL_PREFIX)) {
-      return { reply: handleControlRequest(request, { state, plans: availablePlans() }) };
+  async function route(destination: Destination, request: SandboxRequest): Promise<Answer> {
+    switch (destination) {
+      case "token":
+      case "sale":
+        return answerEndpoint(destination, request);
+      case "control":
+        return { reply: handleControlRequest(request, { state, plans: availablePlans() }) };
+      case "other":
+        return { reply: json(404, { message: `Nothing at ${request.method} ${request.pathname}.` }) };
     }
-    return { reply: json(404, { message: `Nothing at ${request.method} ${request.pathname}.` }) };
   }
 
-  async function handle(incoming: IncomingMessage, response: ServerResponse): Promise<void> {
+  // An oversized body is refused before any endpoint logic: no fault or latency is spent on it.
+  function refuseBody(destination: Destination, head: RequestHead): SandboxResponse {
+    if (destination === "token" || destination === "sale") {
+      state.countRequest(destination);
+      state.countResponse(destination, 413);
+    }
+    return bodyTooLarge(destination, errorPageUrl(head));
+  }
+
+  async function handle(
+    incoming: IncomingMessage,
+    response: ServerResponse,
+    beforeReading?: () => void,
+  ): Promise<void> {
     const startedAt = performance.now();
-    const entry: Record<string, unknown> = { event: "request", method: incoming.method };
+    const head = requestHead(incoming);
+    const destination = destinationOf(head.pathname);
+    const entry: Record<string, unknown> = { event: "request", method: head.method, path: head.pathname };
     try {
-      const request = await readRequest(incoming);
-      const target = targetOf(request.pathname);
-      entry.path = request.pathname;
-      if (target === "token") {
-        const requestClientId = tokenForm(request)?.get("client_id");
-        if (requestClientId) entry.clientId = requestClientId.slice(0, MAX_LOGGED_CLIENT_ID_LENGTH);
+      const body = await readBody(incoming, BODY_LIMIT_BYTES[destination], beforeReading);
+      const request = body.ok ? { ...head, rawBody: body.rawBody } : null;
+      if (destination === "token") {
+        const claimed = claimedClientId(request ?? head);
+        if (claimed) entry.clientId = claimed.slice(0, MAX_LOGGED_CLIENT_ID_LENGTH);
       }
-      const { reply, fault } = await route(target, request);
-      if (fault) entry.fault = fault;
-      entry.status = reply === "hang" ? null : reply.status;
-      if (reply !== "hang") send(response, reply);
+      if (!request) {
+        entry.status = 413;
+        sendAndClose(incoming, response, refuseBody(destination, head));
+      } else {
+        const { reply, fault } = await route(destination, request);
+        if (fault) entry.fault = fault;
+        entry.status = reply === "hang" ? null : reply.status;
+        if (reply !== "hang") send(response, reply);
+      }
     } catch (error) {
       if (shutdown.signal.aborted) return;
       entry.status = 500;
@@ -120,6 +156,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   }
 
   const server = createServer((incoming, response) => void handle(incoming, response));
+  // Answering "Expect: 100-continue" ourselves lets an oversized upload be refused before the client sends it.
+  server.on("checkContinue", (incoming, response) => {
+    void handle(incoming, response, () => response.writeContinue());
+  });
 
   return {
     listen(port = 0, host = "127.0.0.1") {

@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { json, mediaType, type SandboxRequest, type SandboxResponse } from "./http";
+import { basicCredentials, type BasicCredentials } from "./basic-auth";
+import { json, mediaType, type RequestHead, type SandboxRequest, type SandboxResponse } from "./http";
 import type { SandboxState } from "./state";
 
 export const TOKEN_PATH = "/core/sso/connect/token";
@@ -13,15 +14,28 @@ export interface TokenEndpointContext {
   errorPageUrl: string;
 }
 
+interface PresentedCredentials extends BasicCredentials {
+  viaBasic: boolean;
+}
+
 const REQUIRED_PARAMETERS = ["grant_type", "client_id", "client_secret"] as const;
 const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
+// RFC 6749 section 5.2: a client that tried Basic gets a 401 with a challenge in the same scheme.
+const BASIC_CHALLENGE = { "www-authenticate": 'Basic realm="sandbox"' };
 
-export function isFormEncoded(request: SandboxRequest): boolean {
+export function isFormEncoded(request: Pick<SandboxRequest, "headers">): boolean {
   return mediaType(request.headers) === "application/x-www-form-urlencoded";
 }
 
-export function tokenForm(request: SandboxRequest): URLSearchParams | null {
+export function tokenForm(request: Pick<SandboxRequest, "headers" | "rawBody">): URLSearchParams | null {
   return isFormEncoded(request) ? new URLSearchParams(request.rawBody) : null;
+}
+
+/** The client a token request claims to be (Basic first, then the form), for the log; never checked. */
+export function claimedClientId(request: RequestHead | SandboxRequest): string | undefined {
+  const basic = basicCredentials(request.headers.authorization);
+  if (basic && basic !== "malformed") return basic.clientId;
+  return ("rawBody" in request ? tokenForm(request)?.get("client_id") : undefined) ?? undefined;
 }
 
 function sameSecret(given: string, expected: string): boolean {
@@ -30,27 +44,67 @@ function sameSecret(given: string, expected: string): boolean {
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-function tokenError(
+export function tokenError(
   status: number,
   error: TokenErrorCode,
   description: string,
-  context: TokenEndpointContext,
+  { errorPageUrl }: Pick<TokenEndpointContext, "errorPageUrl">,
+  headers: Record<string, string> = {},
 ): SandboxResponse {
-  const headers: Record<string, string> = { ...NO_STORE };
-  if (status === 405) headers.allow = "POST";
   return json(
     status,
-    { error, error_description: description, error_uri: `${context.errorPageUrl}#${error}` },
-    headers,
+    { error, error_description: description, error_uri: `${errorPageUrl}#${error}` },
+    { ...NO_STORE, ...(status === 405 ? { allow: "POST" } : {}), ...headers },
   );
+}
+
+function presentedCredentials(
+  request: SandboxRequest,
+  form: URLSearchParams,
+  context: TokenEndpointContext,
+): PresentedCredentials | SandboxResponse {
+  const missing = (name: string) =>
+    tokenError(400, "invalid_request", `The mandatory '${name}' parameter is missing.`, context);
+  const basic = basicCredentials(request.headers.authorization);
+  if (basic === null) {
+    const clientId = form.get("client_id");
+    if (!clientId) return missing("client_id");
+    const clientSecret = form.get("client_secret");
+    if (!clientSecret) return missing("client_secret");
+    return { clientId, clientSecret, viaBasic: false };
+  }
+  if (form.has("client_secret")) {
+    return tokenError(
+      400,
+      "invalid_request",
+      "The client must authenticate with one method only: the Basic Authorization header or client_secret in the body, not both.",
+      context,
+    );
+  }
+  if (basic === "malformed") {
+    return tokenError(
+      401,
+      "invalid_client",
+      "The Basic Authorization header is malformed; send base64(client_id:client_secret), each form-encoded.",
+      context,
+      BASIC_CHALLENGE,
+    );
+  }
+  const formClientId = form.get("client_id");
+  if (formClientId !== null && formClientId !== basic.clientId) {
+    return tokenError(
+      400,
+      "invalid_request",
+      "The 'client_id' parameter does not match the client of the Basic Authorization header.",
+      context,
+    );
+  }
+  return { ...basic, viaBasic: true };
 }
 
 export function handleTokenRequest(request: SandboxRequest, context: TokenEndpointContext): SandboxResponse {
   if (request.method !== "POST") {
     return tokenError(405, "invalid_request", "The token endpoint only accepts POST requests.", context);
-  }
-  if (request.bodyTooLarge) {
-    return tokenError(413, "invalid_request", "The request body is too large.", context);
   }
   const form = tokenForm(request);
   if (!form) {
@@ -72,10 +126,10 @@ export function handleTokenRequest(request: SandboxRequest, context: TokenEndpoi
     }
   }
 
-  const missing = (name: string) =>
-    tokenError(400, "invalid_request", `The mandatory '${name}' parameter is missing.`, context);
   const grantType = form.get("grant_type");
-  if (!grantType) return missing("grant_type");
+  if (!grantType) {
+    return tokenError(400, "invalid_request", "The mandatory 'grant_type' parameter is missing.", context);
+  }
   if (grantType !== "client_credentials") {
     return tokenError(
       400,
@@ -84,15 +138,20 @@ export function handleTokenRequest(request: SandboxRequest, context: TokenEndpoi
       context,
     );
   }
-  const clientId = form.get("client_id");
-  if (!clientId) return missing("client_id");
-  const clientSecret = form.get("client_secret");
-  if (!clientSecret) return missing("client_secret");
-  if (clientId !== context.clientId) {
-    return tokenError(401, "invalid_client", "The specified client_id is invalid.", context);
+  const presented = presentedCredentials(request, form, context);
+  if ("status" in presented) return presented;
+  const challenge = presented.viaBasic ? BASIC_CHALLENGE : {};
+  if (presented.clientId !== context.clientId) {
+    return tokenError(401, "invalid_client", "The specified client_id is invalid.", context, challenge);
   }
-  if (!sameSecret(clientSecret, context.clientSecret)) {
-    return tokenError(401, "invalid_client", "The specified client credentials are invalid.", context);
+  if (!sameSecret(presented.clientSecret, context.clientSecret)) {
+    return tokenError(
+      401,
+      "invalid_client",
+      "The specified client credentials are invalid.",
+      context,
+      challenge,
+    );
   }
 
   const { state } = context;
