@@ -2,6 +2,8 @@ import { NextResponse, type NextRequest } from "next/server";
 import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from "@/lib/auth/cookie-names";
 import { getConfig } from "@/lib/env";
 import { frameAncestors } from "@/lib/framing";
+import { errorResponse } from "@/lib/http/json";
+import { BODY_LIMITS, declaresTooLarge } from "@/lib/http/read-body";
 
 // Optimistic only: no session cookie at all means "go sign in". The real check (signature, expiry, a disabled
 // agent) happens in lib/dal on every page, action and route handler.
@@ -9,6 +11,10 @@ const SESSION_COOKIES = [SESSION_COOKIE, SECURE_SESSION_COOKIE];
 const SIGNED_IN_AREAS = [/^\/$/, /^\/sales(\/|$)/];
 
 export function proxy(request: NextRequest) {
+  // What posts to a page is a server action, whose body browsers always send with its length: a body declared
+  // larger than any action takes is refused unread, and one of undeclared length (chunked) is refused too.
+  if (declaresTooLarge(request.headers, BODY_LIMITS.serverAction)) return errorResponse("payload_too_large");
+  if (request.headers.has("transfer-encoding")) return errorResponse("length_required");
   const { pathname, search } = request.nextUrl;
   const needsSession = SIGNED_IN_AREAS.some((area) => area.test(pathname));
   let response: NextResponse;
@@ -25,7 +31,8 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  // Not static files, and not our three JSON routes, which set the framing policy themselves (lib/http/json.ts).
-  // Everything else, Auth.js's routes and any 404 included, still passes here.
-  matcher: ["/((?!_next/static|_next/image|api/(?:sales|health|embed/session)$).*)"],
+  // Not static files, and not our JSON routes and Auth.js's, which read their bodies within their own limits as
+  // the bytes arrive (Next.js buffers a copy of every body the proxy sees) and set the framing policy themselves.
+  // Everything else, any 404 included, still passes here.
+  matcher: ["/((?!_next/static|_next/image|api/(?:sales|health|embed/session)$|api/auth/).*)"],
 };

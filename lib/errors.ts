@@ -1,14 +1,145 @@
 /**
- * Typed errors with a stable code. Messages are for operators and logs; what a person reads is chosen
- * from the code in one place (`userMessageFor`), so internals never leak into a response.
+ * The one error vocabulary: a stable code for programs, the HTTP status it answers and what a person reads
+ * (pt-BR). Routes, actions, the body limits and the sale outcomes all choose their words here, so internals never
+ * leak into a response and one condition reads the same everywhere. Client-safe: plain data, no server import.
  */
-export type ErrorCode =
+export type RequestErrorCode =
+  | "unauthorized"
+  | "cross_site"
+  | "payload_too_large"
+  | "length_required"
+  | "unsupported_media_type"
+  | "invalid_json"
+  | "invalid_fields"
+  | "idempotency_key_required"
+  | "idempotency_key_in_use"
+  | "stale_form"
+  | "not_confirmed"
+  | "service_unavailable"
+  | "busy"
+  | "token_invalid"
+  | "token_expired"
+  | "token_replayed"
+  | "token_account_disabled"
+  | "token_sign_in_off"
+  | "token_not_framed";
+
+/** Why a sale could not reach the provider (recorded as the `failed` outcome's detail). */
+export type PartnerApiErrorCode =
   | "partner_api.invalid_client"
   | "partner_api.token_rejected"
   | "partner_api.token_unreachable"
   | "partner_api.token_unavailable"
-  | "partner_api.backing_off";
+  | "partner_api.unreachable"
+  | "partner_api.unauthorized";
 
+export type ErrorCode = RequestErrorCode | PartnerApiErrorCode;
+
+interface ErrorEntry {
+  status: number;
+  message: string;
+}
+
+// Provider failures are shown under the outcome's title ("Serviço indisponível…"), so they say what follows.
+const SERVICE_UNAVAILABLE = "Não conseguimos falar com o fornecedor. Tente enviar novamente em instantes.";
+const CREDENTIALS = "Nada foi enviado. Avise o suporte: a integração com o fornecedor precisa de ajuste.";
+
+export const ERRORS: Record<ErrorCode, ErrorEntry> = {
+  unauthorized: { status: 401, message: "Sua sessão terminou. Entre novamente para continuar." },
+  cross_site: { status: 403, message: "Pedido recusado: ele não veio desta aplicação." },
+  payload_too_large: {
+    status: 413,
+    message: "Os dados enviados são grandes demais. Confira os campos e tente novamente.",
+  },
+  length_required: {
+    status: 411,
+    message:
+      "Informe o tamanho do corpo do pedido (Content-Length): este endereço não aceita envio em partes.",
+  },
+  unsupported_media_type: {
+    status: 415,
+    message: "Formato não aceito: confira o Content-Type (a API de vendas recebe application/json).",
+  },
+  invalid_json: { status: 400, message: "O corpo do pedido deve ser um objeto JSON válido." },
+  invalid_fields: { status: 400, message: "Corrija os campos indicados." },
+  idempotency_key_required: {
+    status: 400,
+    message: "Envie o cabeçalho Idempotency-Key com um UUID que identifique esta venda.",
+  },
+  idempotency_key_in_use: { status: 409, message: "Esta Idempotency-Key pertence a outra venda." },
+  stale_form: { status: 409, message: "Formulário desatualizado: recarregue a página." },
+  not_confirmed: {
+    status: 503,
+    message:
+      "Não foi possível confirmar o envio. Envie novamente: se a venda já tiver sido registrada, ela não será duplicada.",
+  },
+  service_unavailable: {
+    status: 503,
+    message:
+      "Serviço temporariamente indisponível. Nada foi perdido: tente novamente em instantes (a mesma venda não é duplicada).",
+  },
+  busy: { status: 503, message: "Muitos acessos neste momento. Tente novamente em alguns segundos." },
+  token_invalid: {
+    status: 401,
+    message: "Acesso recusado: a assinatura do portal não confere. Avise o suporte do portal.",
+  },
+  token_expired: { status: 401, message: "O acesso expirou. Abra a venda novamente pelo portal." },
+  token_replayed: { status: 401, message: "Este acesso já foi usado. Abra a venda novamente pelo portal." },
+  token_account_disabled: {
+    status: 403,
+    message: "Acesso pelo portal indisponível para esta conta. Fale com o seu supervisor.",
+  },
+  token_sign_in_off: {
+    status: 404,
+    message: "O acesso pelo portal não está configurado neste Partner Sales. Avise o suporte do portal.",
+  },
+  token_not_framed: {
+    status: 403,
+    message: "Este acesso só funciona dentro do portal do parceiro. Abra a venda novamente pelo portal.",
+  },
+  "partner_api.invalid_client": { status: 502, message: CREDENTIALS },
+  "partner_api.token_rejected": { status: 502, message: CREDENTIALS },
+  "partner_api.unauthorized": { status: 502, message: CREDENTIALS },
+  "partner_api.token_unreachable": { status: 502, message: SERVICE_UNAVAILABLE },
+  "partner_api.token_unavailable": { status: 502, message: SERVICE_UNAVAILABLE },
+  "partner_api.unreachable": { status: 502, message: SERVICE_UNAVAILABLE },
+};
+
+/** Seconds a client should wait before trying again, sent as `Retry-After` with every 503. */
+export const RETRY_AFTER_SECONDS = 5;
+
+export function userMessageFor(code: ErrorCode): string {
+  return ERRORS[code].message;
+}
+
+export function httpStatusFor(code: ErrorCode): number {
+  return ERRORS[code].status;
+}
+
+const CONFIGURATION_FAILURES: ReadonlySet<ErrorCode> = new Set([
+  "partner_api.invalid_client",
+  "partner_api.token_rejected",
+  "partner_api.unauthorized",
+]);
+
+/** Provider problems an agent cannot fix by sending again: the partner's integration needs an operator. */
+export function isConfigurationFailure(code: ErrorCode): boolean {
+  return CONFIGURATION_FAILURES.has(code);
+}
+
+/** The JSON error body of every route: `error` for programs, `message` for people. */
+export interface ErrorBody {
+  error: ErrorCode;
+  message: string;
+  /** Field → pt-BR message, with `invalid_fields`. */
+  fieldErrors?: Record<string, string>;
+}
+
+export function errorBody(code: ErrorCode, fieldErrors?: Record<string, string>): ErrorBody {
+  return { error: code, message: userMessageFor(code), ...(fieldErrors ? { fieldErrors } : {}) };
+}
+
+/** A typed error with a code; its message is for operators and logs, never shown to a person. */
 export class AppError extends Error {
   override readonly name: string = "AppError";
   constructor(
@@ -18,18 +149,4 @@ export class AppError extends Error {
   ) {
     super(message, options);
   }
-}
-
-const USER_MESSAGES: Record<ErrorCode, string> = {
-  "partner_api.invalid_client":
-    "Serviço indisponível (credenciais do parceiro recusadas). Avise o suporte; nada foi enviado.",
-  "partner_api.token_rejected": "Serviço indisponível (autenticação). Avise o suporte; nada foi enviado.",
-  "partner_api.token_unreachable": "Serviço indisponível no momento. Nada foi enviado; tente novamente.",
-  "partner_api.token_unavailable": "Serviço indisponível no momento. Nada foi enviado; tente novamente.",
-  "partner_api.backing_off":
-    "Serviço indisponível no momento. Nada foi enviado; tente novamente em instantes.",
-};
-
-export function userMessageFor(code: ErrorCode): string {
-  return USER_MESSAGES[code];
 }

@@ -5,6 +5,7 @@ import { EmbedTokenSignIn } from "@/components/embed/embed-token-sign-in";
 import { EmbeddedSaleForm } from "@/components/embed/embedded-sale-form";
 import { embedSettings } from "@/lib/dal/embed";
 import { listPlans } from "@/lib/dal/plans";
+import { userMessageFor } from "@/lib/errors";
 import { verifySession } from "@/lib/dal/session";
 import { submitSaleAction } from "../(sales)/actions";
 
@@ -19,9 +20,7 @@ export default async function EmbedPage({ searchParams }: PageProps<"/embed">) {
   if (typeof token === "string" && token && (!framed || allowedOrigins.length === 0)) {
     return (
       <div className="p-3 text-sm">
-        <p role="alert">
-          Este acesso só funciona dentro do portal do parceiro. Abra a venda novamente pelo portal.
-        </p>
+        <p role="alert">{userMessageFor("token_not_framed")}</p>
       </div>
     );
   }

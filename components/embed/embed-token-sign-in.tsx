@@ -2,24 +2,26 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import type { EmbedTokenProblem } from "@/lib/auth/embed-token";
+import { ERRORS, userMessageFor, type ErrorBody, type ErrorCode } from "@/lib/errors";
 import type { SaleFormValues } from "@/lib/validation/sale";
 import { allowedParentOrigin, postToParent, setPendingPrefill } from "./parent-channel";
 
-const PROBLEMS: Record<EmbedTokenProblem | "unavailable" | "cross-site" | "not-framed" | "sso-off", string> =
-  {
-    expired: "O acesso expirou. Abra a venda novamente pelo portal.",
-    replayed: "Este acesso já foi usado. Abra a venda novamente pelo portal.",
-    invalid: "Acesso recusado: a assinatura do portal não confere. Avise o suporte do portal.",
-    disabled: "Acesso pelo portal indisponível para esta conta. Fale com o seu supervisor.",
-    unavailable: "Não foi possível entrar agora. Tente novamente em instantes.",
-    "cross-site": "Acesso recusado.",
-    "not-framed": "Este acesso só funciona dentro do portal do parceiro. Abra a venda novamente pelo portal.",
-    "sso-off": "O acesso pelo portal não está configurado neste Partner Sales. Avise o suporte do portal.",
-  };
+type SessionAnswer = { prefill: Partial<SaleFormValues> } | { error: ErrorCode };
 
-type SessionAnswer =
-  { ok: true; prefill: Partial<SaleFormValues> } | { ok: false; problem: keyof typeof PROBLEMS };
+async function exchangeToken(token: string): Promise<SessionAnswer> {
+  try {
+    const response = await fetch("/api/embed/session", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ token }),
+    });
+    const answer = (await response.json()) as Partial<ErrorBody> & { prefill?: Partial<SaleFormValues> };
+    if (response.ok) return { prefill: answer.prefill ?? {} };
+    return { error: answer.error && answer.error in ERRORS ? answer.error : "service_unavailable" };
+  } catch {
+    return { error: "service_unavailable" };
+  }
+}
 
 export function EmbedTokenSignIn({ token, allowedOrigins }: { token: string; allowedOrigins: string[] }) {
   const router = useRouter();
@@ -33,22 +35,16 @@ export function EmbedTokenSignIn({ token, allowedOrigins }: { token: string; all
     window.history.replaceState(null, "", "/embed");
     // Outside an allowed portal's frame the token is not even sent.
     const exchange: Promise<SessionAnswer> = allowedParentOrigin(allowedOrigins)
-      ? fetch("/api/embed/session", {
-          method: "POST",
-          headers: { "Content-Type": "application/json" },
-          body: JSON.stringify({ token }),
-        })
-          .then((response) => response.json() as Promise<SessionAnswer>)
-          .catch((): SessionAnswer => ({ ok: false, problem: "unavailable" }))
-      : Promise.resolve({ ok: false, problem: "not-framed" });
+      ? exchangeToken(token)
+      : Promise.resolve({ error: "token_not_framed" });
     void exchange.then((answer) => {
-      if (answer.ok) {
+      if ("prefill" in answer) {
         setPendingPrefill(answer.prefill);
         router.replace("/embed?status=signed-in");
         return;
       }
-      setProblem(PROBLEMS[answer.problem] ?? PROBLEMS.unavailable);
-      postToParent(allowedOrigins, { type: "partner-sales:error", code: `token-${answer.problem}` });
+      setProblem(userMessageFor(answer.error));
+      postToParent(allowedOrigins, { type: "partner-sales:error", code: answer.error });
     });
   }, [token, allowedOrigins, router]);
 

@@ -6,7 +6,7 @@ import { useForm } from "react-hook-form";
 import { FormField, inputClassName } from "@/components/ui/form-field";
 import type { SaleActionState } from "@/app/(sales)/actions";
 import { INITIAL_ACTION_STATE } from "@/lib/action-state";
-import { UNCONFIRMED_MESSAGE } from "@/lib/sales/outcome-view";
+import { userMessageFor } from "@/lib/errors";
 import type { PlanOption } from "@/lib/dal/plans";
 import { cpfMask, dateMask, phoneMask } from "@/lib/masks";
 import {
@@ -66,7 +66,11 @@ export function SaleForm({ plans, initialSubmissionId, submitSale, prefill, onOu
       if (payload === RESET) return INITIAL_ACTION_STATE;
       // A dropped connection keeps the same submissionId, so sending again replays instead of duplicating.
       const next = await submitSale(previous, payload)
-        .catch((): SaleActionState => ({ ok: false, fieldErrors: {}, message: UNCONFIRMED_MESSAGE }))
+        .catch((): SaleActionState => ({
+          ok: false,
+          fieldErrors: {},
+          message: userMessageFor("not_confirmed"),
+        }))
         .finally(() => {
           busy.current = false;
         });

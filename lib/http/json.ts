@@ -1,3 +1,4 @@
+import { errorBody, httpStatusFor, RETRY_AFTER_SECONDS, type ErrorCode } from "@/lib/errors";
 import { getConfig } from "@/lib/env";
 import { frameAncestors } from "@/lib/framing";
 
@@ -6,12 +7,24 @@ import { frameAncestors } from "@/lib/framing";
  * framing policy itself, because the proxy (proxy.ts) skips these routes: on the path of every sale it cost
  * more than its redirect logic, which only pages need.
  */
-export function noStoreJson(status: number, body: unknown): Response {
+export function noStoreJson(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return Response.json(body, {
     status,
-    headers: {
-      "Cache-Control": "no-store",
-      "Content-Security-Policy": frameAncestors(getConfig().embed.allowedOrigins),
-    },
+    headers: { "Cache-Control": "no-store", ...framingPolicy(), ...headers },
+  });
+}
+
+/** Who may frame the answer: for routes the proxy does not see. */
+export function framingPolicy(): Record<string, string> {
+  return { "Content-Security-Policy": frameAncestors(getConfig().embed.allowedOrigins) };
+}
+
+/** The one error answer: the code's status and the JSON error body, with `Retry-After` on every 503. */
+export function errorResponse(code: ErrorCode, fieldErrors?: Record<string, string>): Response {
+  const status = httpStatusFor(code);
+  return noStoreJson(status, errorBody(code, fieldErrors), {
+    ...(status === 503 ? { "Retry-After": String(RETRY_AFTER_SECONDS) } : {}),
+    // The rest of a refused body is never read: the connection closes rather than wait for it.
+    ...(status === 411 || status === 413 ? { Connection: "close" } : {}),
   });
 }

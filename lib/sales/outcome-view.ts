@@ -1,8 +1,7 @@
 import type { SaleStatus } from "@/lib/db/schema";
+import { ERRORS, isConfigurationFailure, userMessageFor, type ErrorCode } from "@/lib/errors";
 
-/** When the answer itself was lost (server error, dropped connection): the same submission is safe to send. */
-export const UNCONFIRMED_MESSAGE =
-  "Não foi possível confirmar o envio. Envie novamente: se a venda já tiver sido registrada, ela não será duplicada.";
+const isErrorCode = (value: string | null): value is ErrorCode => value !== null && value in ERRORS;
 
 /** What the agent reads for each recorded outcome (PRODUCT.md section 6), in one place. */
 export interface OutcomeView {
@@ -30,22 +29,19 @@ export function outcomeView(
           : "Corrija os dados e envie novamente.",
         canRetry: false,
       };
-    case "failed":
-      return detail === "partner_api.invalid_client" ||
-        detail === "partner_api.token_rejected" ||
-        detail === "partner_api.unauthorized"
-        ? {
-            status,
-            title: "Serviço indisponível (credenciais do parceiro)",
-            detail: "Nada foi enviado. Avise o suporte: a integração com o fornecedor precisa de ajuste.",
-            canRetry: false,
-          }
-        : {
-            status,
-            title: "Serviço indisponível: nada foi enviado",
-            detail: "Não conseguimos falar com o fornecedor. Tente enviar novamente em instantes.",
-            canRetry: true,
-          };
+    case "failed": {
+      // The failure's code was recorded with it; its words come from the one error table.
+      const code = isErrorCode(detail) ? detail : "partner_api.unreachable";
+      const configuration = isConfigurationFailure(code);
+      return {
+        status,
+        title: configuration
+          ? "Serviço indisponível (credenciais do parceiro)"
+          : "Serviço indisponível: nada foi enviado",
+        detail: userMessageFor(code),
+        canRetry: !configuration,
+      };
+    }
     case "unknown":
       return {
         status,

@@ -1,29 +1,43 @@
 import { decodeJwt } from "jose";
 import { CredentialsSignin } from "next-auth";
 import { signIn } from "@/auth";
-import { noStoreJson } from "@/lib/http/json";
+import type { EmbedTokenProblem } from "@/lib/auth/embed-token";
+import type { RequestErrorCode } from "@/lib/errors";
+import { errorResponse, noStoreJson } from "@/lib/http/json";
+import { BODY_LIMITS, readJsonObject } from "@/lib/http/read-body";
 import { isCrossSite } from "@/lib/http/same-origin";
+import { log } from "@/lib/log";
 import { pickSaleFields } from "@/lib/validation/sale";
 
 export const dynamic = "force-dynamic";
+
+const TOKEN_ERRORS: Record<EmbedTokenProblem | "sso-off", RequestErrorCode> = {
+  invalid: "token_invalid",
+  expired: "token_expired",
+  replayed: "token_replayed",
+  disabled: "token_account_disabled",
+  "sso-off": "token_sign_in_off",
+};
 
 /**
  * Starts the agent's session from a partner portal's signed token (checked by the "embed-token" provider in
  * auth.ts). Called by /embed with fetch rather than a server action, so the token leaves the address at once.
  */
 export async function POST(request: Request) {
-  if (isCrossSite(request)) return noStoreJson(403, { ok: false, problem: "cross-site" });
-  const body = (await request.json().catch(() => null)) as { token?: unknown } | null;
-  const token = typeof body?.token === "string" ? body.token : "";
-  if (!token) return noStoreJson(400, { ok: false, problem: "invalid" });
+  if (isCrossSite(request)) return errorResponse("cross_site");
+  const body = await readJsonObject(request, BODY_LIMITS.embedSession);
+  if (!body.ok) return errorResponse(body.code);
+  const { token } = body.value;
+  if (typeof token !== "string" || !token) return errorResponse("token_invalid");
   try {
     await signIn("embed-token", { token, redirect: false });
   } catch (error) {
-    if (error instanceof CredentialsSignin && error.code.startsWith("embed:")) {
-      return noStoreJson(401, { ok: false, problem: error.code.slice("embed:".length) });
-    }
-    return noStoreJson(503, { ok: false, problem: "unavailable" });
+    const problem =
+      error instanceof CredentialsSignin && error.code.startsWith("embed:") && error.code.slice(6);
+    if (problem && problem in TOKEN_ERRORS) return errorResponse(TOKEN_ERRORS[problem as EmbedTokenProblem]);
+    log.error("auth.embed_session_failed", { error });
+    return errorResponse("service_unavailable");
   }
   // Verified by the sign-in above; only the prefill claim is read here.
-  return noStoreJson(200, { ok: true, prefill: pickSaleFields(decodeJwt(token).prefill) });
+  return noStoreJson(200, { prefill: pickSaleFields(decodeJwt(token).prefill) });
 }

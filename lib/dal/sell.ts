@@ -1,0 +1,80 @@
+import "server-only";
+import type { SaleStatus } from "@/lib/db/schema";
+import type { RequestErrorCode } from "@/lib/errors";
+import { log } from "@/lib/log";
+import { fieldErrorsOf, SALE_FIELDS, type SaleField } from "@/lib/validation/sale";
+import { inFlightResult, isSubmissionId, saleSchema, submitSaleAsAgent, type SaleResult } from "./sales";
+import { verifySession } from "./session";
+
+export type SellResult =
+  | { ok: true; result: SaleResult; httpStatus: number }
+  | { ok: false; code: RequestErrorCode; fieldErrors?: Partial<Record<SaleField, string>> };
+
+/** Where a sale comes from decides only the words for a missing or foreign submission id. */
+export type SaleChannel = "form" | "api";
+
+/**
+ * The signed-in sale steps, once for the form's server action and for `POST /api/sales`: session, submission id,
+ * validation, the ledger and the provider, the log. Callers only translate the result into their own answer.
+ */
+export async function sellAsSignedInAgent(input: {
+  channel: SaleChannel;
+  submissionId: unknown;
+  fields: Record<string, unknown>;
+}): Promise<SellResult> {
+  const { channel } = input;
+  let agent;
+  try {
+    agent = await verifySession();
+  } catch (error) {
+    log.error("sales.session_check_failed", { error });
+    return { ok: false, code: "service_unavailable" };
+  }
+  if (!agent) return { ok: false, code: "unauthorized" };
+
+  const { submissionId } = input;
+  if (!isSubmissionId(submissionId)) {
+    return { ok: false, code: channel === "api" ? "idempotency_key_required" : "stale_form" };
+  }
+  // A missing field reads as empty, so it gets the same message as an empty form field.
+  const parsed = saleSchema().safeParse(
+    Object.fromEntries(SALE_FIELDS.map((field) => [field, input.fields[field] ?? ""])),
+  );
+  if (!parsed.success) return { ok: false, code: "invalid_fields", fieldErrors: fieldErrorsOf(parsed.error) };
+
+  let submission;
+  try {
+    submission = await submitSaleAsAgent(agent, submissionId, parsed.data);
+  } catch (error) {
+    // Only the ledger's first write can fail here, before anything is sent: the same submissionId may come again.
+    log.error("sales.submit_failed", { submissionId, channel, error });
+    return { ok: false, code: "service_unavailable" };
+  }
+  switch (submission.kind) {
+    case "not-yours":
+      return { ok: false, code: channel === "api" ? "idempotency_key_in_use" : "stale_form" };
+    case "in-flight":
+      return { ok: true, result: inFlightResult(submissionId), httpStatus: 409 };
+    case "result": {
+      const { result, outcome, unknownReason } = submission;
+      return { ok: true, result, httpStatus: httpStatusOf(outcome, unknownReason, result.replay) };
+    }
+  }
+}
+
+/** The JSON API's status for a recorded outcome; a replay is 200 whatever it replays. */
+function httpStatusOf(outcome: SaleStatus, unknownReason: string | null, replay: boolean): number {
+  if (replay) return 200;
+  switch (outcome) {
+    case "accepted":
+      return 201;
+    case "rejected":
+      return 422;
+    case "failed":
+      return 502;
+    case "unknown":
+      return unknownReason === "timeout" ? 504 : 502;
+    case "pending":
+      return 409;
+  }
+}
