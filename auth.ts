@@ -1,6 +1,5 @@
 import NextAuth, { CredentialsSignin, type DefaultSession, type NextAuthConfig } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
-import { z } from "zod";
 import { signInWithEmbedToken } from "@/lib/auth/embed-token";
 import { resolveAuthSecret } from "@/lib/auth/secret";
 import { SESSION_COOKIE } from "@/lib/auth/cookie-names";
@@ -9,6 +8,7 @@ import { getDb } from "@/lib/db";
 import type { AgentRole } from "@/lib/db/schema";
 import { getConfig } from "@/lib/env";
 import { log } from "@/lib/log";
+import { parseSignInCredentials } from "@/lib/validation/sign-in";
 
 declare module "next-auth" {
   interface User {
@@ -38,10 +38,10 @@ export class AccountLockedError extends CredentialsSignin {
   }
 }
 
-const credentialsSchema = z.object({
-  email: z.string().trim().min(1).max(254),
-  password: z.string().min(1).max(256),
-});
+/** Too many password checks under way: the sign-in page asks to try again in a few seconds. */
+export class SignInBusyError extends CredentialsSignin {
+  override code = "busy";
+}
 
 // Next appends the peer address to X-Forwarded-For; entries to its left are whatever the client sent.
 function clientAddress(request: Request): string {
@@ -78,10 +78,11 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
     Credentials({
       credentials: { email: { label: "E-mail" }, password: { label: "Senha", type: "password" } },
       async authorize(raw, request) {
-        const parsed = credentialsSchema.safeParse(raw);
-        if (!parsed.success) return null;
+        const credentials = parseSignInCredentials({ email: raw?.email, password: raw?.password });
+        if (!credentials.ok) return null;
         const result = await authenticateAgent(await getDb(), {
-          ...parsed.data,
+          email: credentials.email,
+          password: credentials.password,
           address: clientAddress(request),
         });
         if (result.ok) {
@@ -91,6 +92,7 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
         }
         log.warn("auth.sign_in_refused", { reason: result.reason });
         if (result.reason === "locked") throw new AccountLockedError(result.retryAfterSeconds);
+        if (result.reason === "busy") throw new SignInBusyError();
         return null;
       },
     }),

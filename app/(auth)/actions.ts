@@ -3,9 +3,11 @@
 import { AuthError, CredentialsSignin } from "next-auth";
 import { signIn, signOut } from "@/auth";
 import type { ActionState } from "@/lib/action-state";
+import { userMessageFor } from "@/lib/errors";
 import { safeReturnPath } from "@/lib/safe-return-path";
+import { parseSignInCredentials, type SignInField } from "@/lib/validation/sign-in";
 
-export type SignInField = "email" | "password";
+export type { SignInField } from "@/lib/validation/sign-in";
 
 const INVALID_CREDENTIALS = "E-mail ou senha incorretos.";
 
@@ -15,33 +17,42 @@ function waitMessage(code: string): string {
   return `Muitas tentativas sem sucesso. Por segurança, aguarde ${minutes} ${minutes === 1 ? "minuto" : "minutos"} e tente novamente.`;
 }
 
+function refusalMessage(code: string): string {
+  if (code.startsWith("locked:")) return waitMessage(code);
+  if (code === "busy") return userMessageFor("busy");
+  return INVALID_CREDENTIALS;
+}
+
 export async function signInAction(
   _previous: ActionState<SignInField>,
   formData: FormData,
 ): Promise<ActionState<SignInField>> {
-  const email = String(formData.get("email") ?? "").trim();
-  const password = String(formData.get("password") ?? "");
-  const fieldErrors = {
-    ...(email ? {} : { email: "Informe o e-mail." }),
-    ...(password ? {} : { password: "Informe a senha." }),
-  };
-  const values = { email };
-  if (!email || !password) return { ok: false, fieldErrors, message: null, values };
+  const rawEmail = formData.get("email");
+  const credentials = parseSignInCredentials({ email: rawEmail, password: formData.get("password") });
+  // What was typed goes back to the form, but never more of it than an e-mail can be.
+  const values = { email: typeof rawEmail === "string" ? rawEmail.trim().slice(0, 254) : "" };
+  if (!credentials.ok) {
+    const missing = Object.keys(credentials.fieldErrors).length > 0;
+    return {
+      ok: false,
+      fieldErrors: credentials.fieldErrors,
+      message: missing ? null : INVALID_CREDENTIALS,
+      values,
+    };
+  }
 
   try {
-    await signIn("credentials", { email, password, redirectTo: safeReturnPath(formData.get("callbackUrl")) });
+    await signIn("credentials", {
+      email: credentials.email,
+      password: credentials.password,
+      redirectTo: safeReturnPath(formData.get("callbackUrl")),
+    });
   } catch (error) {
     if (error instanceof CredentialsSignin) {
-      const message = error.code.startsWith("locked:") ? waitMessage(error.code) : INVALID_CREDENTIALS;
-      return { ok: false, fieldErrors: {}, message, values };
+      return { ok: false, fieldErrors: {}, message: refusalMessage(error.code), values };
     }
     if (error instanceof AuthError) {
-      return {
-        ok: false,
-        fieldErrors: {},
-        message: "Não foi possível entrar agora. Tente novamente em instantes.",
-        values,
-      };
+      return { ok: false, fieldErrors: {}, message: userMessageFor("service_unavailable"), values };
     }
     throw error; // the redirect to the page that was asked for
   }

@@ -5,6 +5,7 @@ import type { Database } from "@/lib/db/connection";
 import { normalizeEmail } from "@/lib/db/queries/agents";
 import { agents, embedTokenUses, type Agent } from "@/lib/db/schema";
 import { pickSaleFields, type SaleFormValues } from "@/lib/validation/sale";
+import { textProblem } from "@/lib/validation/text";
 
 export const MAX_TOKEN_LIFETIME_SECONDS = 5 * 60;
 const CLOCK_TOLERANCE_SECONDS = 60;
@@ -48,7 +49,9 @@ export async function signInWithEmbedToken(
     iat > Math.floor(now.getTime() / 1000) + CLOCK_TOLERANCE_SECONDS ||
     !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ||
     !sub.trim() ||
-    !name.trim()
+    !name.trim() ||
+    // Claims become database values: a NUL or a megabyte in a signed token is still refused here.
+    [sub, jti, email, name].some((claim) => textProblem(claim, { maxLength: 255 }) !== null)
   ) {
     return { ok: false, problem: "invalid" };
   }

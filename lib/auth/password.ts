@@ -1,6 +1,9 @@
 import "server-only";
 import { randomBytes } from "node:crypto";
 import { hash, verify, type Algorithm } from "@node-rs/argon2";
+import { BoundedQueue } from "@/lib/bounded-queue";
+
+export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "@/lib/validation/sign-in";
 
 // OWASP's argon2id parameters: 19 MiB of memory, 2 iterations, 1 degree of parallelism.
 const ARGON2ID = {
@@ -10,8 +13,10 @@ const ARGON2ID = {
   parallelism: 1,
 } as const;
 
-export const PASSWORD_MIN_LENGTH = 8;
-export const PASSWORD_MAX_LENGTH = 256;
+// argon2 runs on Node's thread pool (4 threads), which DNS look-ups and file I/O share: two hashes at a time leave
+// it room, and a short line of waiters bounds the delay; a flood of sign-ins beyond that is told to try again
+// (QueueFullError) instead of starving sales.
+const hashing = new BoundedQueue(2, 16);
 
 export function hashPassword(password: string): Promise<string> {
   return hash(password, ARGON2ID);
@@ -20,13 +25,16 @@ export function hashPassword(password: string): Promise<string> {
 // Verified when the e-mail is unknown too, so a response's timing does not tell which accounts exist.
 let decoyHash: Promise<string> | undefined;
 
+/** Throws `QueueFullError` when too many checks are already running or waiting. */
 export async function verifyPassword(storedHash: string | null, password: string): Promise<boolean> {
-  if (!storedHash) {
-    decoyHash ??= hashPassword(randomBytes(16).toString("hex"));
-    await verify(await decoyHash, password).catch(() => false);
-    return false;
-  }
-  return verify(storedHash, password).catch(() => false);
+  return hashing.run(async () => {
+    if (!storedHash) {
+      decoyHash ??= hashPassword(randomBytes(16).toString("hex"));
+      await verify(await decoyHash, password).catch(() => false);
+      return false;
+    }
+    return verify(storedHash, password).catch(() => false);
+  });
 }
 
 /** A readable random password for new accounts: 4 groups of 4 letters and digits, about 80 bits. */

@@ -8,6 +8,7 @@ import {
   type ThrottlePolicy,
 } from "@/lib/db/queries/sign-in-throttle";
 import type { Agent } from "@/lib/db/schema";
+import { QueueFullError } from "@/lib/bounded-queue";
 import { verifyPassword } from "./password";
 
 const MINUTE = 60_000;
@@ -32,6 +33,8 @@ export const ADDRESS_POLICY: ThrottlePolicy = {
 export type SignInResult =
   | { ok: true; agent: Agent }
   | { ok: false; reason: "invalid" }
+  /** Too many password checks under way: nothing was checked or counted, the person may try again at once. */
+  | { ok: false; reason: "busy" }
   | { ok: false; reason: "locked"; retryAfterSeconds: number };
 
 export const accountKey = (email: string) => `account:${normalizeEmail(email)}`;
@@ -56,7 +59,13 @@ export async function authenticateAgent(
   if (alreadyLocked) return alreadyLocked;
 
   const agent = await findAgentByEmail(db, credentials.email);
-  const passwordMatches = await verifyPassword(agent?.passwordHash ?? null, credentials.password);
+  let passwordMatches: boolean;
+  try {
+    passwordMatches = await verifyPassword(agent?.passwordHash ?? null, credentials.password);
+  } catch (error) {
+    if (error instanceof QueueFullError) return { ok: false, reason: "busy" };
+    throw error;
+  }
   if (agent && passwordMatches && !agent.disabledAt) {
     await clearFailures(db, account);
     return { ok: true, agent };

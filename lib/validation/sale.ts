@@ -1,3 +1,4 @@
+import { pt } from "zod/locales";
 import * as z from "zod/mini";
 import { birthDateProblem, brazilianDateToIso, type BirthDateProblem } from "./birth-date";
 import {
@@ -9,6 +10,10 @@ import {
 } from "./contact";
 import { cpfProblem, onlyDigits, type CpfProblem } from "./cpf";
 import { nationalPhoneDigits, phoneProblem, type PhoneProblem } from "./phone";
+import { CONTROL_CHARACTER_MESSAGE, textProblem, type TextRule } from "./text";
+
+// Messages zod writes itself (a number where text was expected, an array, an object) are Portuguese too.
+z.config(pt());
 
 /**
  * The sale form's one schema, shared by the browser (zodResolver) and the server (safeParse). Fields carry the
@@ -67,6 +72,10 @@ const BIRTH_DATE_MESSAGES: Record<BirthDateProblem, string> = {
   "too-old": "Confira o ano: a idade passaria de 130 anos.",
 };
 
+const EMAIL_TOO_LONG = "O e-mail deve ter no máximo 254 caracteres.";
+const EXTERNAL_ID_TOO_LONG = "Use no máximo 100 caracteres.";
+const PLAN_ID_FORMAT = "Identificador de plano inválido: use o formato UUID.";
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function isUuid(value: unknown): value is string {
@@ -104,7 +113,7 @@ export function parseEmail(raw: string): Parsed<string> {
   const email = raw.trim().toLowerCase();
   if (!email) return fail("Informe o e-mail.");
   const problem = emailProblem(email);
-  if (problem === "length") return fail("O e-mail deve ter no máximo 254 caracteres.");
+  if (problem === "length") return fail(EMAIL_TOO_LONG);
   return problem ? fail("E-mail inválido: use o formato nome@dominio.com.br.") : ok(email);
 }
 
@@ -119,7 +128,7 @@ export function parsePhone(raw: string): Parsed<string> {
 export function parsePlanId(raw: string, planIds: readonly string[] | null): Parsed<string> {
   const id = raw.trim().toLowerCase();
   if (!id) return fail("Escolha o plano.");
-  if (!isUuid(id)) return fail("Identificador de plano inválido: use o formato UUID.");
+  if (!isUuid(id)) return fail(PLAN_ID_FORMAT);
   if (planIds && !planIds.some((planId) => planId.toLowerCase() === id)) {
     return fail("Plano não encontrado no catálogo.");
   }
@@ -139,14 +148,29 @@ export function parseBirthDate(raw: string, today: Date): Parsed<string | undefi
 export function parseExternalId(raw: string): Parsed<string | undefined> {
   const value = raw.trim();
   if (!value) return ok(undefined);
-  return value.length > MAX_EXTERNAL_ID_LENGTH ? fail("Use no máximo 100 caracteres.") : ok(value);
+  return value.length > MAX_EXTERNAL_ID_LENGTH ? fail(EXTERNAL_ID_TOO_LONG) : ok(value);
 }
 
-function field<T>(parse: (raw: string) => Parsed<T>) {
+// Raw input past these lengths is refused before any other rule, with the field's own "too long" message. The
+// room above each field's limit is for what trimming, masks and collapsed spaces take away.
+const RULES: Record<SaleField, TextRule & { tooLong: string }> = {
+  customerDocument: { maxLength: 32, foldsWhitespace: true, tooLong: CPF_MESSAGES.length },
+  customerName: { maxLength: 240, foldsWhitespace: true, tooLong: NAME_MESSAGES.long },
+  customerEmail: { maxLength: 320, tooLong: EMAIL_TOO_LONG },
+  customerPhone: { maxLength: 32, foldsWhitespace: true, tooLong: PHONE_MESSAGES.length },
+  planId: { maxLength: 64, tooLong: PLAN_ID_FORMAT },
+  birthDate: { maxLength: 32, tooLong: BIRTH_DATE_MESSAGES.format },
+  externalId: { maxLength: 200, tooLong: EXTERNAL_ID_TOO_LONG },
+};
+
+function field<T>(parse: (raw: string) => Parsed<T>, rule: TextRule & { tooLong: string }) {
   return z.pipe(
     z.string(),
     z.transform((raw: string, context) => {
-      const result = parse(raw);
+      const problem = textProblem(raw, rule);
+      const result = problem
+        ? fail(problem === "long" ? rule.tooLong : CONTROL_CHARACTER_MESSAGE)
+        : parse(raw);
       if (result.ok) return result.value;
       context.issues.push({ code: "custom", message: result.message, input: raw });
       return z.NEVER;
@@ -163,13 +187,13 @@ export function createSaleSchema({
 }) {
   return z.pipe(
     z.object({
-      customerDocument: field(parseCpf),
-      customerName: field(parseName),
-      customerEmail: field(parseEmail),
-      customerPhone: field(parsePhone),
-      planId: field((raw) => parsePlanId(raw, planIds)),
-      birthDate: field((raw) => parseBirthDate(raw, today())),
-      externalId: field(parseExternalId),
+      customerDocument: field(parseCpf, RULES.customerDocument),
+      customerName: field(parseName, RULES.customerName),
+      customerEmail: field(parseEmail, RULES.customerEmail),
+      customerPhone: field(parsePhone, RULES.customerPhone),
+      planId: field((raw) => parsePlanId(raw, planIds), RULES.planId),
+      birthDate: field((raw) => parseBirthDate(raw, today()), RULES.birthDate),
+      externalId: field(parseExternalId, RULES.externalId),
     }),
     // Optional fields are left out when empty: never "" and never null upstream.
     z.transform(({ birthDate, externalId, ...required }) => ({

@@ -32,6 +32,7 @@ export function SignInForm({ callbackUrl }: { callbackUrl: string }) {
             type="email"
             defaultValue={typedEmail}
             autoComplete="username"
+            maxLength={254}
             autoFocus
             required
             className={inputClassName}
@@ -45,6 +46,7 @@ export function SignInForm({ callbackUrl }: { callbackUrl: string }) {
             name="password"
             type="password"
             autoComplete="current-password"
+            maxLength={256}
             ref={passwordRef}
             required
             className={inputClassName}
