@@ -197,7 +197,7 @@ export function createPartnerApiClient(
   return {
     submitSale,
     warmUp: () =>
-      tokens.getToken().then(
+      tokens.getToken({ automatic: true }).then(
         () => undefined,
         () => undefined,
       ),

@@ -8,6 +8,9 @@ const IDLE_SOCKET_MS = 4_000;
 // fetch's (undici's) connect timeout. A connection not made proves nothing was sent, so it carries undici's code,
 // which the client counts as "nothing sent" (failed), unlike a timeout once the request is out (unknown).
 const CONNECT_TIMEOUT_MS = 10_000;
+// The provider's answers are a few hundred bytes. A misbehaving one must not fill the heap: past this size the
+// answer is dropped unread and handed on with an empty body, which the callers treat as not-the-envelope.
+export const MAX_ANSWER_BYTES = 64 * 1024;
 const agents = {
   "http:": new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
   "https:": new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
@@ -51,15 +54,14 @@ export function providerFetch(input: string | URL | Request, init: RequestInit =
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
     const outgoing = send(url, { method: init.method ?? "GET", headers, agent }, (incoming) => {
       const chunks: Buffer[] = [];
-      incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
-      incoming.on("error", (error) => fail(error));
-      incoming.on("end", () => {
+      let size = 0;
+      const finish = (body: Buffer<ArrayBuffer>) => {
         signal?.removeEventListener("abort", onAbort);
         const status = incoming.statusCode ?? 0;
         const nullBody = status === 204 || status === 205 || status === 304;
         try {
           resolve(
-            new Response(nullBody ? null : Buffer.concat(chunks), {
+            new Response(nullBody ? null : body, {
               status,
               statusText: incoming.statusMessage,
               headers: toHeaders(incoming.headers),
@@ -68,7 +70,16 @@ export function providerFetch(input: string | URL | Request, init: RequestInit =
         } catch (error) {
           reject(error); // a status fetch would refuse too (outside 200–599)
         }
+      };
+      incoming.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= MAX_ANSWER_BYTES) return void chunks.push(chunk);
+        incoming.removeAllListeners("data").removeAllListeners("end");
+        incoming.destroy();
+        finish(Buffer.alloc(0));
       });
+      incoming.on("error", (error) => fail(error));
+      incoming.on("end", () => finish(Buffer.concat(chunks)));
     });
     function fail(error: Error) {
       signal?.removeEventListener("abort", onAbort);

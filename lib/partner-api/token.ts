@@ -1,5 +1,5 @@
 import "server-only";
-import { AppError, type ErrorCode } from "@/lib/errors";
+import { AppError, isConfigurationFailure, type ErrorCode } from "@/lib/errors";
 import type { log as defaultLog } from "@/lib/log";
 import { isTokenErrorBody, isTokenSuccessBody } from "./types";
 
@@ -58,12 +58,17 @@ export class TokenSource {
     private readonly deps: TokenDependencies,
   ) {}
 
-  async getToken(): Promise<string> {
+  /**
+   * `automatic` callers (the warm-up) wait out the back-off after a failed exchange. A sale is a person asking
+   * now: it gets a fresh exchange (one in flight at a time, whoever asks), unless the last failure was the
+   * credentials themselves, which a retry cannot mend.
+   */
+  async getToken({ automatic = false }: { automatic?: boolean } = {}): Promise<string> {
     const now = this.deps.now();
     const current = this.token;
     if (current && now < current.refreshAt) return current.value;
     try {
-      return (await this.exchange()).value;
+      return (await this.exchange(automatic)).value;
     } catch (error) {
       // Renewal is early on purpose: while the old token is still valid, a failed renewal costs nothing.
       if (current && this.token === current && this.deps.now() < current.expiresAt) return current.value;
@@ -86,9 +91,12 @@ export class TokenSource {
     };
   }
 
-  private exchange(): Promise<CachedToken> {
+  private exchange(automatic: boolean): Promise<CachedToken> {
     if (this.inFlight) return this.inFlight;
-    if (this.lastFailure && this.deps.now() < this.retryAt) return Promise.reject(this.lastFailure);
+    const failure = this.lastFailure;
+    if (failure && this.deps.now() < this.retryAt && (automatic || isConfigurationFailure(failure.code))) {
+      return Promise.reject(failure);
+    }
     this.inFlight = this.requestToken().then(
       (token) => {
         this.token = token;
@@ -115,9 +123,9 @@ export class TokenSource {
   }
 
   private backOff(failure: AppError) {
-    const isConfiguration =
-      failure.code === "partner_api.invalid_client" || failure.code === "partner_api.token_rejected";
-    const { baseMs, maxMs } = isConfiguration ? CONFIGURATION_BACKOFF : TRANSIENT_BACKOFF;
+    const { baseMs, maxMs } = isConfigurationFailure(failure.code)
+      ? CONFIGURATION_BACKOFF
+      : TRANSIENT_BACKOFF;
     this.failures += 1;
     const ceiling = Math.min(maxMs, baseMs * 2 ** (this.failures - 1));
     this.retryAt = this.deps.now() + ceiling / 2 + (this.deps.random() * ceiling) / 2;

@@ -1,9 +1,15 @@
 import "server-only";
 import type { Database } from "@/lib/db/connection";
-import { claimSubmission, recordOutcome, type RecordedOutcome } from "@/lib/db/queries/sales";
+import {
+  claimSubmission,
+  OutcomeAlreadySettledError,
+  recordOutcome,
+  type RecordedOutcome,
+} from "@/lib/db/queries/sales";
 import type { Sale } from "@/lib/db/schema";
 import { log } from "@/lib/log";
 import { buildSaleBody, type PartnerApiClient, type SaleOutcome } from "@/lib/partner-api";
+import { deferOutcome } from "./outcome-outbox";
 import type { ValidSale } from "@/lib/validation/sale";
 
 export type SubmissionResult =
@@ -80,6 +86,17 @@ export async function submitSale(
     log.error("sales.submit_crashed", { submissionId, error });
     outcome = { status: "unknown", reason: "connection-lost" };
   }
-  const recorded = await recordOutcome(db, submissionId, toRecord(outcome));
-  return { kind: "completed", replay: false, sale: recorded };
+  const record = toRecord(outcome);
+  try {
+    return { kind: "completed", replay: false, sale: await recordOutcome(db, submissionId, record) };
+  } catch (error) {
+    if (error instanceof OutcomeAlreadySettledError) throw error;
+    // The provider has answered: the agent learns the answer now, and the ledger as soon as it is back.
+    deferOutcome(db, submissionId, record, error);
+    return {
+      kind: "completed",
+      replay: false,
+      sale: { ...claim.sale, ...record, completedAt: new Date(), updatedAt: new Date() },
+    };
+  }
 }

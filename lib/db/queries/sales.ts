@@ -66,6 +66,11 @@ export interface RecordedOutcome {
   rejectedFields: PartnerSaleField[] | null;
 }
 
+/** The row was settled by someone else (a supervisor) before the provider's late answer arrived. */
+export class OutcomeAlreadySettledError extends Error {
+  override readonly name = "OutcomeAlreadySettledError";
+}
+
 export async function recordOutcome(
   db: Database,
   submissionId: string,
@@ -103,7 +108,10 @@ export async function recordOutcome(
     rejectedFields: outcome.rejectedFields === null ? null : JSON.stringify(outcome.rejectedFields),
     submissionId,
   });
-  if (!sale) throw new Error(`Submission ${submissionId} was not pending when its outcome arrived.`);
+  if (!sale)
+    throw new OutcomeAlreadySettledError(
+      `Submission ${submissionId} was not pending when its outcome arrived.`,
+    );
   return sale;
 }
 

@@ -1,0 +1,58 @@
+import "server-only";
+import type { Database } from "@/lib/db/connection";
+import { OutcomeAlreadySettledError, recordOutcome, type RecordedOutcome } from "@/lib/db/queries/sales";
+import { log } from "@/lib/log";
+
+const FIRST_RETRY_MS = 1_000;
+const MAX_RETRY_MS = 30_000;
+
+interface Deferred {
+  db: Database;
+  outcome: RecordedOutcome;
+  attempts: number;
+}
+
+const deferred = new Map<string, Deferred>();
+
+/**
+ * The provider answered but the database refused the outcome (it went down mid-sale). The answer is kept here
+ * and written as soon as the database takes it; meanwhile the row stays `pending`, so the same submission is
+ * never sent again. Should this process stop first, the stale-pending sweep marks the row `unknown` for a
+ * supervisor, and the log line below says what the provider answered.
+ */
+export function deferOutcome(db: Database, submissionId: string, outcome: RecordedOutcome, error: unknown) {
+  log.error("sales.outcome_deferred", { submissionId, status: outcome.status, error });
+  deferred.set(submissionId, { db, outcome, attempts: 0 });
+  schedule(submissionId, FIRST_RETRY_MS);
+}
+
+function schedule(submissionId: string, delayMs: number) {
+  setTimeout(() => void retry(submissionId), delayMs).unref();
+}
+
+async function retry(submissionId: string) {
+  const entry = deferred.get(submissionId);
+  if (!entry) return;
+  entry.attempts += 1;
+  try {
+    await recordOutcome(entry.db, submissionId, entry.outcome);
+    deferred.delete(submissionId);
+    log.info("sales.outcome_recorded_late", {
+      submissionId,
+      status: entry.outcome.status,
+      attempts: entry.attempts,
+    });
+  } catch (error) {
+    if (error instanceof OutcomeAlreadySettledError) {
+      deferred.delete(submissionId);
+      log.warn("sales.outcome_settled_meanwhile", { submissionId, status: entry.outcome.status });
+      return;
+    }
+    schedule(submissionId, Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** entry.attempts));
+  }
+}
+
+/** Outcomes still waiting for the database (health reports the count). */
+export function deferredOutcomeCount(): number {
+  return deferred.size;
+}
