@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatLogLine } from "./log";
+import { formatLogLine, scrubPersonalData } from "./log";
 
 describe("log lines", () => {
   it("are one JSON object with time, level, service and event", () => {
@@ -31,5 +31,17 @@ describe("log lines", () => {
     );
     const line = JSON.parse(formatLogLine("error", "sales.action_failed", { error }));
     expect(line.error).toEqual({ name: "DrizzleQueryError", code: "57P01" });
+  });
+});
+
+describe("scrubPersonalData", () => {
+  it("blanks CPFs, phones, e-mails and query parameters, and keeps addresses, ports and dates", () => {
+    const text = scrubPersonalData(
+      "CPF 529.982.247-25 phone (11) 98765-4321 mail maria@example.com at 127.0.0.1:5432 on 2026-11-23",
+    );
+    expect(text).toBe("CPF [redacted] phone [redacted] mail [redacted] at 127.0.0.1:5432 on 2026-11-23");
+    expect(scrubPersonalData("Failed query: insert … params: 52998224725,Maria")).toBe(
+      "Failed query: insert … params: [redacted]",
+    );
   });
 });

@@ -6,6 +6,19 @@ type Fields = Record<string, unknown>;
 const SENSITIVE_KEY = /secret|token|password|authorization|cookie|cpf|document|email|phone|birth|name$/i;
 const ALLOWED_KEYS = new Set(["event", "service", "clientId", "submissionId", "agentId", "tokenCached"]);
 
+// What a message may quote of a customer: the parameters of a failed query, an e-mail, a CPF or phone number
+// (a run with ten or more digits; an address like 127.0.0.1:5432 or a date keeps its fewer digits).
+const QUERY_PARAMETERS = /\bparams:[\s\S]*$/;
+const EMAIL = /[^\s@"'<>]+@[^\s@"'<>]+\.[^\s@"'<>]+/g;
+const NUMBER_RUN = /[\d(][\d.\-()\s/]{8,}\d/g;
+
+export function scrubPersonalData(text: string): string {
+  return text
+    .replace(QUERY_PARAMETERS, "params: [redacted]")
+    .replace(EMAIL, "[redacted]")
+    .replace(NUMBER_RUN, (run) => (run.replace(/\D/g, "").length >= 10 ? "[redacted]" : run));
+}
+
 function sanitize(value: unknown, depth = 0): unknown {
   if (value instanceof Error) {
     // Driver errors quote the failed query with its parameters (customer data): keep only name and code.
@@ -14,7 +27,7 @@ function sanitize(value: unknown, depth = 0): unknown {
     const quotesQuery = "query" in value || "params" in value || /\bparams:/.test(value.message);
     return {
       name: value.name,
-      ...(quotesQuery ? {} : { message: value.message }),
+      ...(quotesQuery ? {} : { message: scrubPersonalData(value.message) }),
       ...(code ? { code } : {}),
     };
   }

@@ -8,6 +8,7 @@ import { formatJsonLine } from "../sandbox/log";
 import { createSandbox, type Sandbox } from "../sandbox/server";
 import { appNodeOptions } from "./app-node-options";
 import { buildIfNeeded } from "./build-if-needed";
+import { jsonLines } from "./json-lines";
 
 const root = join(import.meta.dirname, "..");
 
@@ -74,15 +75,17 @@ async function main() {
 
   const app = spawn(join(root, "node_modules/.bin/next"), ["start", "--port", String(config.port)], {
     cwd: root,
-    stdio: ["inherit", logFile ? "pipe" : "inherit", logFile ? "pipe" : "inherit"],
+    stdio: ["inherit", "pipe", "pipe"],
     env: {
       ...process.env,
       NEXT_TELEMETRY_DISABLED: "1",
       NODE_OPTIONS: appNodeOptions(process.env.NODE_OPTIONS),
     },
   });
-  app.stdout?.on("data", writer(process.stdout));
-  app.stderr?.on("data", writer(process.stderr));
+  const appOutput = jsonLines("info", writer(process.stdout));
+  const appErrors = jsonLines("error", writer(process.stderr));
+  app.stdout.on("data", (chunk: Buffer) => appOutput.push(chunk));
+  app.stderr.on("data", (chunk: Buffer) => appErrors.push(chunk));
   let appRunning = true;
   let stopping = false;
 
@@ -98,6 +101,8 @@ async function main() {
 
   app.on("exit", (code, signal) => {
     appRunning = false;
+    appOutput.flush();
+    appErrors.flush();
     if (!stopping) {
       process.stderr.write(`The app stopped (${signal ?? `exit ${code}`}).\n`);
       void stop(code || 1);
