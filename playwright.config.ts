@@ -31,11 +31,14 @@ export default defineConfig({
   projects: [
     {
       name: "chromium",
+      testIgnore: /log-lines\.spec\.ts/,
       use: {
         ...devices["Desktop Chrome"],
         launchOptions: chromiumLaunchOptions(),
       },
     },
+    // Reads the log of the whole run, so it runs once every other spec has.
+    { name: "log", testMatch: /log-lines\.spec\.ts/, dependencies: ["chromium"] },
   ],
   webServer: {
     command: "node_modules/.bin/tsx scripts/start.ts",

@@ -37,6 +37,7 @@ test.describe("POST /api/sales", () => {
     expect(response.status()).toBe(400);
     expect(await response.json()).toEqual({
       error: "invalid_fields",
+      message: "Corrija os campos indicados.",
       fieldErrors: {
         customerDocument: "CPF inválido: os dígitos não podem ser todos iguais.",
         customerPhone: "Informe o telefone.",

@@ -6,7 +6,11 @@ import { join } from "node:path";
 
 export interface TestPostgres {
   url: string;
+  /** Stops the server and removes its files. */
   stop(): void;
+  /** An outage: the server stops at once (as on a crash), its data kept, until `resume`. */
+  pause(): void;
+  resume(): void;
 }
 
 const isRoot = process.getuid?.() === 0;
@@ -64,8 +68,7 @@ export async function startTestPostgres(): Promise<TestPostgres | undefined> {
   chmodSync(dataDir, 0o777);
   const cluster = join(dataDir, "cluster");
   const port = await freePort();
-  const ok =
-    runAsOwner(join(bin, "initdb"), ["-D", cluster, "--auth=trust", "--username=postgres", "-E", "UTF8"]) &&
+  const startServer = () =>
     runAsOwner(join(bin, "pg_ctl"), [
       "-D",
       cluster,
@@ -75,7 +78,11 @@ export async function startTestPostgres(): Promise<TestPostgres | undefined> {
       join(dataDir, "server.log"),
       "-w",
       "start",
-    ]) &&
+    ]);
+  const stopServer = () => runAsOwner(join(bin, "pg_ctl"), ["-D", cluster, "-m", "immediate", "-w", "stop"]);
+  const ok =
+    runAsOwner(join(bin, "initdb"), ["-D", cluster, "--auth=trust", "--username=postgres", "-E", "UTF8"]) &&
+    startServer() &&
     runAsOwner(join(bin, "createdb"), [
       "-h",
       "127.0.0.1",
@@ -86,12 +93,17 @@ export async function startTestPostgres(): Promise<TestPostgres | undefined> {
       "partner_sales_test",
     ]);
   const stop = () => {
-    runAsOwner(join(bin, "pg_ctl"), ["-D", cluster, "-m", "immediate", "-w", "stop"]);
+    stopServer();
     rmSync(dataDir, { recursive: true, force: true });
   };
   if (!ok) {
     stop();
     throw new Error("Could not start the test PostgreSQL server.");
   }
-  return { url: `postgres://postgres@127.0.0.1:${port}/partner_sales_test`, stop };
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/partner_sales_test`,
+    stop,
+    pause: () => void stopServer(),
+    resume: () => void startServer(),
+  };
 }

@@ -1,0 +1,218 @@
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { request as playwrightRequest, type APIRequestContext } from "@playwright/test";
+import { freePort, startProcess, waitUntilUp, type RunningProcess } from "../bench/lib/processes";
+import { appNodeOptions } from "../scripts/app-node-options";
+import { startTestPostgres, type TestPostgres } from "../scripts/test-postgres";
+import { expect, test } from "./fixtures";
+import { DEMO_AGENT, E2E_PORTS } from "./support/environment";
+import { expectErrorBody, send, transportCases } from "./support/hostile-requests";
+import { freshCpf, sandboxControl, sandboxStats } from "./support/sandbox";
+
+// A second app instance on a throwaway PostgreSQL, so its database can be stopped mid-run and its sign-in limits
+// flooded without touching the instance the other specs use.
+test.describe.configure({ mode: "serial" });
+
+let postgres: TestPostgres | undefined;
+let app: RunningProcess | undefined;
+let baseUrl = "";
+let dataDir = "";
+let agent: APIRequestContext;
+
+const validSale = () => ({
+  customerDocument: freshCpf(),
+  customerName: "Carla Mendes",
+  customerEmail: "carla@example.com",
+  customerPhone: "31987654321",
+  planId: "3f6c1a52-8d4e-4b7a-9c21-5e0f7a9d2b14",
+});
+
+async function signIn(context: APIRequestContext) {
+  const { csrfToken } = (await (await context.get("/api/auth/csrf")).json()) as { csrfToken: string };
+  const answer = await context.post("/api/auth/callback/credentials", {
+    form: { email: DEMO_AGENT.email, password: DEMO_AGENT.password, csrfToken },
+    maxRedirects: 0,
+  });
+  expect(answer.headers().location).not.toContain("error=");
+}
+
+const sell = (key = randomUUID(), sale = validSale()) =>
+  agent.post("/api/sales", { data: sale, headers: { "Idempotency-Key": key } });
+
+test.beforeAll(async () => {
+  test.setTimeout(240_000);
+  postgres = await startTestPostgres();
+  if (!postgres) {
+    if (process.env.CI) throw new Error("PostgreSQL is needed for the outage tests under CI.");
+    return;
+  }
+  const port = await freePort();
+  baseUrl = `http://127.0.0.1:${port}`;
+  dataDir = mkdtempSync(join(tmpdir(), "partner-sales-outage-"));
+  app = startProcess(
+    "app on PostgreSQL",
+    "node_modules/.bin/next",
+    ["start", "--port", String(port), "--hostname", "127.0.0.1"],
+    {
+      cwd: process.cwd(),
+      logFile: join(dataDir, "app.log"),
+      env: {
+        ...process.env,
+        NEXT_TELEMETRY_DISABLED: "1",
+        NODE_OPTIONS: appNodeOptions(undefined),
+        PORT: String(port),
+        SANDBOX_PORT: String(E2E_PORTS.sandbox),
+        DATABASE_URL: postgres.url,
+        DATA_DIR: dataDir,
+        PARTNER_API_BASE_URL: "",
+        PARTNER_API_TIMEOUT_MS: "10000",
+        EMBED_ALLOWED_ORIGINS: "",
+        EMBED_SSO_SECRET: "",
+        LOG_FILE: "",
+      },
+    },
+  );
+  await waitUntilUp(`${baseUrl}/api/health`, app);
+  agent = await playwrightRequest.newContext({ baseURL: baseUrl });
+  await signIn(agent);
+});
+
+test.afterAll(async () => {
+  await agent?.dispose();
+  await app?.stop();
+  postgres?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+test.beforeEach(async () => {
+  test.skip(!postgres, "PostgreSQL cannot be had here (installed by npm test as root with apt-get)");
+  await sandboxControl("POST", "reset");
+});
+
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
+
+test("a flood of sign-ins with random e-mails does not stop an agent's sales", async () => {
+  test.setTimeout(120_000);
+  const timedSale = async () => {
+    const startedAt = performance.now();
+    const response = await sell();
+    return { status: response.status(), ms: performance.now() - startedAt };
+  };
+  const before = [];
+  for (let index = 0; index < 20; index++) before.push(await timedSale());
+
+  const attacker = await playwrightRequest.newContext({ baseURL: baseUrl });
+  const { csrfToken } = (await (await attacker.get("/api/auth/csrf")).json()) as { csrfToken: string };
+  let flooding = true;
+  const flood = Promise.all(
+    Array.from({ length: 400 }, (_, index) =>
+      attacker
+        .post("/api/auth/callback/credentials", {
+          form: {
+            email: `flood-${index}-${randomUUID()}@example.com`,
+            password: "not-the-password",
+            csrfToken,
+          },
+          maxRedirects: 0,
+          timeout: 60_000,
+        })
+        .then(
+          (response) =>
+            new URL(response.headers().location ?? "", baseUrl).searchParams.get("code") ??
+            `${response.status()}`,
+        ),
+    ),
+  ).finally(() => (flooding = false));
+  const during = [];
+  while (flooding || during.length < 10) during.push(await timedSale());
+  const refusals = await flood;
+  await attacker.dispose();
+
+  expect([...before, ...during].every((sale) => sale.status === 201)).toBe(true);
+  const count = (code: string) => refusals.filter((refusal) => refusal.startsWith(code)).length;
+  expect(count("credentials") + count("busy") + count("locked")).toBe(400);
+  const figures = (sales: { ms: number }[]) =>
+    `p50 ${percentile(
+      sales.map((s) => s.ms),
+      50,
+    ).toFixed(0)} ms, p95 ${percentile(
+      sales.map((s) => s.ms),
+      95,
+    ).toFixed(0)} ms, max ${Math.max(...sales.map((s) => s.ms)).toFixed(0)} ms (${sales.length} sales)`;
+  test.info().annotations.push(
+    { type: "sales before the flood", description: figures(before) },
+    { type: "sales during the flood", description: figures(during) },
+    {
+      type: "sign-in refusals",
+      description: `${count("credentials")} wrong password, ${count("busy")} busy (queue full), ${count("locked")} locked`,
+    },
+  );
+  expect((await agent.get("/api/health")).status()).toBe(200);
+});
+
+test("with the database stopped mid-run every answer is the documented one, never a 500", async ({
+  browser,
+}) => {
+  test.setTimeout(180_000);
+  const cookie = (await agent.storageState()).cookies.map((c) => `${c.name}=${c.value}`).join("; ");
+  expect((await sell()).status()).toBe(201);
+
+  // A sale the provider has received when the database goes: its answer must still reach the ledger.
+  await sandboxControl("POST", "latency", { ms: 3_000, target: "sale" });
+  const inFlightKey = randomUUID();
+  const inFlight = sell(inFlightKey);
+  await expect.poll(async () => (await sandboxStats()).saleRequests, { timeout: 10_000 }).toBe(1);
+  postgres!.pause();
+  try {
+    const answer = await inFlight;
+    expect(answer.status()).toBe(201);
+    await sandboxControl("POST", "latency", { ms: 0, target: "sale" });
+
+    for (let index = 0; index < 10; index++) {
+      const response = await sell();
+      expect(response.status()).toBe(503);
+      expect(response.headers()["retry-after"]).toBe("5");
+      expect((await response.json()).error).toBe("service_unavailable");
+    }
+    for (const hostile of transportCases().filter((request) => !request.portalSignIn)) {
+      const response = await send(baseUrl, hostile, cookie);
+      expect(response.status, hostile.name).toBe(hostile.status);
+      expectErrorBody(response, hostile.error);
+    }
+    const invalid = await agent.post("/api/sales", {
+      data: { ...validSale(), customerName: 42 },
+      headers: { "Idempotency-Key": randomUUID() },
+    });
+    expect(invalid.status()).toBe(503);
+
+    const health = await agent.get("/api/health");
+    expect(health.status()).toBe(503);
+    expect((await health.json()).db).toBe("down");
+    // A page: the agent's browser shows the pt-BR error page.
+    const context = await browser.newContext({ storageState: await agent.storageState() });
+    const page = await context.newPage();
+    await page.goto(`${baseUrl}/`);
+    await expect(
+      page.getByRole("alert").filter({ hasText: "Serviço temporariamente indisponível" }),
+    ).toBeVisible();
+    await context.close();
+  } finally {
+    postgres!.resume();
+  }
+
+  await expect.poll(async () => (await agent.get("/api/health")).status(), { timeout: 60_000 }).toBe(200);
+  expect((await sell()).status()).toBe(201);
+  // The outcome kept through the outage is now in the ledger: a replay answers it without calling the provider.
+  const calls = (await sandboxStats()).saleRequests;
+  await expect
+    .poll(async () => (await sell(inFlightKey)).status(), { timeout: 60_000, intervals: [1_000] })
+    .toBe(200);
+  expect(await (await sell(inFlightKey)).json()).toMatchObject({ status: "accepted", replay: true });
+  expect((await sandboxStats()).saleRequests).toBe(calls);
+  const log = readFileSync(join(dataDir, "app.log"), "utf8");
+  expect(log).toContain(`"event":"sales.outcome_deferred","submissionId":"${inFlightKey}"`);
+  expect(log).toContain(`"event":"sales.outcome_recorded_late","submissionId":"${inFlightKey}"`);
+});
