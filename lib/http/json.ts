@@ -22,9 +22,11 @@ export function framingPolicy(): Record<string, string> {
 /** The one error answer: the code's status and the JSON error body, with `Retry-After` on every 503. */
 export function errorResponse(code: ErrorCode, fieldErrors?: Record<string, string>): Response {
   const status = httpStatusFor(code);
-  return noStoreJson(status, errorBody(code, fieldErrors), {
-    ...(status === 503 ? { "Retry-After": String(RETRY_AFTER_SECONDS) } : {}),
-    // The rest of a refused body is never read: the connection closes rather than wait for it.
-    ...(status === 411 || status === 413 ? { Connection: "close" } : {}),
-  });
+  // No "Connection: close" after a refused body: the server stops reading, so a client still sending is held
+  // (TCP flow control) and reads this answer, where a closed socket would reset it before it could.
+  return noStoreJson(
+    status,
+    errorBody(code, fieldErrors),
+    status === 503 ? { "Retry-After": String(RETRY_AFTER_SECONDS) } : {},
+  );
 }

@@ -19,16 +19,13 @@ type BodyResult<T> = { ok: true; value: T } | { ok: false; code: RequestErrorCod
 
 /**
  * The body, read as it arrives and given up at `maxBytes`: a declared Content-Length over the limit is refused
- * before a byte is read, and a chunked body is cancelled at the limit, so no request holds more than that in memory.
+ * before a byte is read, and reading a chunked body stops at the limit, so no request holds more than that in memory.
  */
 export async function readBoundedBody(
   request: Request,
   maxBytes: number,
 ): Promise<BodyResult<Uint8Array<ArrayBuffer>>> {
-  if (declaresTooLarge(request.headers, maxBytes)) {
-    await request.body?.cancel().catch(() => {});
-    return { ok: false, code: "payload_too_large" };
-  }
+  if (declaresTooLarge(request.headers, maxBytes)) return { ok: false, code: "payload_too_large" };
   if (!request.body) return { ok: true, value: new Uint8Array() };
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -37,10 +34,9 @@ export async function readBoundedBody(
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => {});
-      return { ok: false, code: "payload_too_large" };
-    }
+    // Stop reading without cancelling: a cancel destroys the socket with the client's bytes unread, and its
+    // reset can reach the client before this answer does. Left alone, the client is held by flow control.
+    if (size > maxBytes) return { ok: false, code: "payload_too_large" };
     chunks.push(value);
   }
   const body = new Uint8Array(size);
@@ -67,10 +63,8 @@ export async function readJsonObject(
   request: Request,
   maxBytes: number,
 ): Promise<BodyResult<Record<string, unknown>>> {
-  if (!isJsonContentType(request.headers.get("content-type"))) {
-    await request.body?.cancel().catch(() => {});
+  if (!isJsonContentType(request.headers.get("content-type")))
     return { ok: false, code: "unsupported_media_type" };
-  }
   const body = await readBoundedBody(request, maxBytes);
   if (!body.ok) return body;
   let value: unknown;

@@ -23,7 +23,6 @@ export async function GET(request: NextRequest) {
 export async function POST(request: NextRequest) {
   const contentType = request.headers.get("content-type");
   if (contentType?.split(";")[0]?.trim().toLowerCase() !== FORM && !isJsonContentType(contentType)) {
-    await request.body?.cancel().catch(() => {});
     return errorResponse("unsupported_media_type");
   }
   const body = await readBoundedBody(request, BODY_LIMITS.auth);
