@@ -1,25 +1,21 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { basicCredentials } from "./basic-auth";
 import {
   CLIENT_ID,
   CLIENT_SECRET,
-  control,
   postSale,
   requestToken,
   startSandbox,
   validSale,
   type RunningSandbox,
 } from "./test-support";
+import { sandboxPerFile } from "./sandbox-per-file";
 
-let sandbox: RunningSandbox;
 let url: string;
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  url = sandbox.url;
+sandboxPerFile((running) => {
+  url = running.url;
 });
-afterAll(() => sandbox.close());
-beforeEach(() => control(url, "POST", "reset"));
 
 const CHALLENGE = 'Basic realm="sandbox"';
 const grant = { grant_type: "client_credentials" };

@@ -1,5 +1,5 @@
 import { request, type ClientRequest } from "node:http";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Stats } from "./state";
 import {
   CLIENT_ID,
@@ -9,11 +9,11 @@ import {
   postSale,
   requestToken,
   SALE_PATH,
-  startSandbox,
   TOKEN_PATH,
   validSale,
   type RunningSandbox,
 } from "./test-support";
+import { sandboxPerFile } from "./sandbox-per-file";
 
 // Written out rather than imported: the tests pin the limits.
 const TOKEN_LIMIT = 8 * 1024;
@@ -25,12 +25,10 @@ const FORM = "application/x-www-form-urlencoded";
 let sandbox: RunningSandbox;
 let url: string;
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  url = sandbox.url;
+sandboxPerFile((running) => {
+  sandbox = running;
+  url = running.url;
 });
-afterAll(() => sandbox.close());
-beforeEach(() => control(url, "POST", "reset"));
 
 /** What a client sees of one request; an error may follow the response when the server resets the connection. */
 interface Observed {

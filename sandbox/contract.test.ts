@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import {
   CLIENT_ID,
   CLIENT_SECRET,
@@ -14,18 +14,14 @@ import {
   TOKEN_PATH,
   VALID_CPF,
   validSale,
-  type RunningSandbox,
 } from "./test-support";
+import { sandboxPerFile } from "./sandbox-per-file";
 
-let sandbox: RunningSandbox;
 let url: string;
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  url = sandbox.url;
+sandboxPerFile((running) => {
+  url = running.url;
 });
-afterAll(() => sandbox.close());
-beforeEach(() => control(url, "POST", "reset"));
 
 const credentials = { grant_type: "client_credentials", client_id: CLIENT_ID, client_secret: CLIENT_SECRET };
 

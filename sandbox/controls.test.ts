@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import demoPlans from "./demo-plans.json";
 import type { Stats } from "./state";
 import {
@@ -9,20 +9,16 @@ import {
   SALE_PATH,
   startSandbox,
   validSale,
-  type RunningSandbox,
 } from "./test-support";
+import { sandboxPerFile } from "./sandbox-per-file";
 
-let sandbox: RunningSandbox;
 let url: string;
 let token: string;
 
-beforeAll(async () => {
-  sandbox = await startSandbox();
-  url = sandbox.url;
+sandboxPerFile((running) => {
+  url = running.url;
 });
-afterAll(() => sandbox.close());
 beforeEach(async () => {
-  await control(url, "POST", "reset");
   token = await issueToken(url);
 });
 
