@@ -3,6 +3,7 @@ import { seedDemoAccounts } from "./auth/demo-accounts";
 import { ConfigError } from "./config/parse";
 import { getDb } from "./db";
 import { markStalePendingUnknown } from "./db/queries/sales";
+import { deferredSubmissionIds } from "./sales/outcome-outbox";
 import { getConfig } from "./env";
 import { log } from "./log";
 import { partnerApi } from "./partner-api";
@@ -36,7 +37,7 @@ export async function startServer(): Promise<void> {
     // A submission can take a token exchange and a sale, twice after a 401: only older rows are orphans.
     const orphanAfterMs = 4 * config.partnerApi.timeoutMs + 5_000;
     const sweep = async () => {
-      const interrupted = await markStalePendingUnknown(db, orphanAfterMs);
+      const interrupted = await markStalePendingUnknown(db, orphanAfterMs, deferredSubmissionIds());
       if (interrupted > 0) log.warn("sales.interrupted_marked_unknown", { count: interrupted });
     };
     await sweep();

@@ -1,4 +1,5 @@
 import "server-only";
+import { OutcomeAlreadySettledError } from "@/lib/db/queries/sales";
 import type { SaleStatus } from "@/lib/db/schema";
 import type { RequestErrorCode } from "@/lib/errors";
 import { log } from "@/lib/log";
@@ -46,9 +47,13 @@ export async function sellAsSignedInAgent(input: {
   try {
     submission = await submitSaleAsAgent(agent, submissionId, parsed.data);
   } catch (error) {
-    // Only the ledger's first write can fail here, before anything is sent: the same submissionId may come again.
     log.error("sales.submit_failed", { submissionId, channel, error });
-    return { ok: false, code: "service_unavailable" };
+    // The ledger's first write failed, before anything was sent; or the row was settled meanwhile, and what
+    // happened is then for the ledger to say. Either way the same submissionId may come again, never twice.
+    return {
+      ok: false,
+      code: error instanceof OutcomeAlreadySettledError ? "not_confirmed" : "service_unavailable",
+    };
   }
   switch (submission.kind) {
     case "not-yours":

@@ -104,17 +104,17 @@ describe("token lifecycle", () => {
     expect(lines.filter((line) => line.includes('"event":"partner_api.invalid_client"'))).toHaveLength(1);
   });
 
-  it("lets a person's retry through at once after a transient token failure; the warm-up waits it out", async () => {
-    // A clock that never moves: only the caller decides whether the back-off applies, not the machine's speed.
+  it("lets the retry of a failed sale through at once after a transient token failure; others wait", async () => {
+    // A clock that never moves: whether the back-off applies depends on who asks, not on the machine's speed.
     const client = createPartnerApiClient(configFor(), { ...collectingLog(), now: () => 1_000_000 });
     await control(sandbox.url, "POST", "faults", { kind: "503", target: "token", count: 1 });
-    expect(await client.submitSale(sale())).toEqual({
-      status: "failed",
-      code: "partner_api.token_unavailable",
-    });
+    const failed = sale();
+    const nothingSent = { status: "failed", code: "partner_api.token_unavailable" };
+    expect(await client.submitSale(failed)).toEqual(nothingSent);
     await client.warmUp();
+    expect(await client.submitSale(sale())).toEqual(nothingSent);
     expect(await stats()).toMatchObject({ tokenRequests: 1 });
-    expect((await client.submitSale(sale())).status).toBe("accepted");
+    expect((await client.submitSale(failed, { retry: true })).status).toBe("accepted");
     expect(await stats()).toMatchObject({ tokenRequests: 2, salesAccepted: 1 });
   });
 

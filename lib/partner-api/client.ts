@@ -1,6 +1,7 @@
 import "server-only";
 import { AppError, type ErrorCode } from "@/lib/errors";
 import { log as defaultLog } from "@/lib/log";
+import { cleanText } from "@/lib/validation/text";
 import { providerFetch } from "./http-transport";
 import { TokenSource, type TokenDependencies, type TokenEndpointConfig } from "./token";
 import {
@@ -84,7 +85,8 @@ export function fieldsNamedIn(message: string, httpStatus?: number): PartnerSale
 }
 
 export interface PartnerApiClient {
-  submitSale(sale: SaleFields, context?: { submissionId?: string }): Promise<SaleOutcome>;
+  /** `retry`: the same sale sent again after it failed with nothing sent (see TokenSource.getToken). */
+  submitSale(sale: SaleFields, context?: { submissionId?: string; retry?: boolean }): Promise<SaleOutcome>;
   /** Obtains a token ahead of the first sale; failures are logged by the token source and retried later. */
   warmUp(): Promise<void>;
   tokenStatus: TokenSource["status"];
@@ -107,10 +109,10 @@ export function createPartnerApiClient(
   type Attempt =
     { kind: "answered"; response: Response; token: string } | { kind: "outcome"; outcome: SaleOutcome };
 
-  async function post(body: string): Promise<Attempt> {
+  async function post(body: string, retry: boolean): Promise<Attempt> {
     let token: string;
     try {
-      token = await tokens.getToken();
+      token = await tokens.getToken({ retry });
     } catch (error) {
       if (error instanceof AppError)
         return { kind: "outcome", outcome: { status: "failed", code: error.code } };
@@ -151,7 +153,8 @@ export function createPartnerApiClient(
     }
     if (httpStatus >= 500) return { status: "unknown", reason: "server-error", httpStatus };
     if (!isSaleEnvelope(envelope)) return { status: "unknown", reason: "malformed-answer", httpStatus };
-    const message = typeof envelope.message === "string" ? envelope.message : "";
+    // Shown to the agent and stored: the provider's words, without control characters, at a sensible length.
+    const message = typeof envelope.message === "string" ? cleanText(envelope.message, 1_000) : "";
     if (response.ok && envelope.success && envelope.data) return { status: "accepted", httpStatus, message };
     if (response.ok || (httpStatus >= 400 && httpStatus < 500)) {
       return { status: "rejected", httpStatus, message, fields: fieldsNamedIn(message, httpStatus) };
@@ -159,15 +162,19 @@ export function createPartnerApiClient(
     return { status: "unknown", reason: "malformed-answer", httpStatus };
   }
 
-  async function submitSale(sale: SaleFields, context: { submissionId?: string } = {}): Promise<SaleOutcome> {
+  async function submitSale(
+    sale: SaleFields,
+    context: { submissionId?: string; retry?: boolean } = {},
+  ): Promise<SaleOutcome> {
     const startedAt = deps.now();
     const body = JSON.stringify(buildSaleBody(sale, config.partnerSource));
-    let attempt = await post(body);
+    const retry = context.retry ?? false;
+    let attempt = await post(body, retry);
     if (attempt.kind === "answered" && attempt.response.status === 401) {
       // A refused token (revoked, or expired early) says nothing about the sale: renew once, retry once.
       await attempt.response.body?.cancel();
       tokens.invalidate(attempt.token);
-      attempt = await post(body);
+      attempt = await post(body, retry);
       if (attempt.kind === "answered" && attempt.response.status === 401) {
         await attempt.response.body?.cancel();
         deps.log.error("partner_api.sale_unauthorized", {
@@ -197,7 +204,7 @@ export function createPartnerApiClient(
   return {
     submitSale,
     warmUp: () =>
-      tokens.getToken({ automatic: true }).then(
+      tokens.getToken().then(
         () => undefined,
         () => undefined,
       ),

@@ -71,15 +71,18 @@ export function providerFetch(input: string | URL | Request, init: RequestInit =
           reject(error); // a status fetch would refuse too (outside 200–599)
         }
       };
+      let dropped = false;
       incoming.on("data", (chunk: Buffer) => {
+        if (dropped) return;
         size += chunk.length;
         if (size <= MAX_ANSWER_BYTES) return void chunks.push(chunk);
-        incoming.removeAllListeners("data").removeAllListeners("end");
+        dropped = true;
+        chunks.length = 0;
         incoming.destroy();
         finish(Buffer.alloc(0));
       });
-      incoming.on("error", (error) => fail(error));
-      incoming.on("end", () => finish(Buffer.concat(chunks)));
+      incoming.on("error", (error) => dropped || fail(error));
+      incoming.on("end", () => dropped || finish(Buffer.concat(chunks)));
     });
     function fail(error: Error) {
       signal?.removeEventListener("abort", onAbort);

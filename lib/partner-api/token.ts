@@ -59,16 +59,16 @@ export class TokenSource {
   ) {}
 
   /**
-   * `automatic` callers (the warm-up) wait out the back-off after a failed exchange. A sale is a person asking
-   * now: it gets a fresh exchange (one in flight at a time, whoever asks), unless the last failure was the
-   * credentials themselves, which a retry cannot mend.
+   * After a failed exchange callers wait out the back-off, except a `retry`: someone sending again the sale that
+   * was answered "nothing was sent, try again". That one gets a fresh exchange (still one in flight at a time),
+   * unless the last failure was the credentials themselves, which a retry cannot mend.
    */
-  async getToken({ automatic = false }: { automatic?: boolean } = {}): Promise<string> {
+  async getToken({ retry = false }: { retry?: boolean } = {}): Promise<string> {
     const now = this.deps.now();
     const current = this.token;
     if (current && now < current.refreshAt) return current.value;
     try {
-      return (await this.exchange(automatic)).value;
+      return (await this.exchange(retry)).value;
     } catch (error) {
       // Renewal is early on purpose: while the old token is still valid, a failed renewal costs nothing.
       if (current && this.token === current && this.deps.now() < current.expiresAt) return current.value;
@@ -91,10 +91,10 @@ export class TokenSource {
     };
   }
 
-  private exchange(automatic: boolean): Promise<CachedToken> {
+  private exchange(retry: boolean): Promise<CachedToken> {
     if (this.inFlight) return this.inFlight;
     const failure = this.lastFailure;
-    if (failure && this.deps.now() < this.retryAt && (automatic || isConfigurationFailure(failure.code))) {
+    if (failure && this.deps.now() < this.retryAt && (!retry || isConfigurationFailure(failure.code))) {
       return Promise.reject(failure);
     }
     this.inFlight = this.requestToken().then(

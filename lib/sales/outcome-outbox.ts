@@ -45,14 +45,16 @@ async function retry(submissionId: string) {
   } catch (error) {
     if (error instanceof OutcomeAlreadySettledError) {
       deferred.delete(submissionId);
-      log.warn("sales.outcome_settled_meanwhile", { submissionId, status: entry.outcome.status });
+      // Only possible if this process's ids did not reach the sweep (another instance swept): a supervisor
+      // settled it without the provider's answer, which this line gives them.
+      log.error("sales.outcome_settled_meanwhile", { submissionId, status: entry.outcome.status });
       return;
     }
     schedule(submissionId, Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** entry.attempts));
   }
 }
 
-/** Outcomes still waiting for the database (health reports the count). */
-export function deferredOutcomeCount(): number {
-  return deferred.size;
+/** Submissions whose answer is held here: the stale-pending sweep leaves them alone. */
+export function deferredSubmissionIds(): string[] {
+  return [...deferred.keys()];
 }

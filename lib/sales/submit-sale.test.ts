@@ -158,6 +158,16 @@ describe.each(testDatabases)("the sales ledger on $name", ({ open }) => {
     expect((await row(fresh))?.status).toBe("pending");
   });
 
+  it("leaves a stale pending row alone while this process holds its answer for the database", async () => {
+    const held = randomUUID();
+    const request = { ...sale(), partnerSource: "Parceiro" };
+    await handle.db
+      .insert(sales)
+      .values({ submissionId: held, agentId, request, updatedAt: sql`now() - interval '1 minute'` });
+    expect(await markStalePendingUnknown(handle.db, 15_000, [held])).toBe(0);
+    expect((await row(held))?.status).toBe("pending");
+  });
+
   it("lets a supervisor settle an unknown sale once, and nothing else", async () => {
     await control(sandbox.url, "POST", "faults", { kind: "500" });
     const unknown = randomUUID();

@@ -80,7 +80,8 @@ export async function submitSale(
 
   let outcome: SaleOutcome;
   try {
-    outcome = await partnerApi.submitSale(sale, { submissionId });
+    // A claim of a `failed` row is someone sending the same sale again after "nothing was sent, try again".
+    outcome = await partnerApi.submitSale(sale, { submissionId, retry: claim.sale.attempts > 1 });
   } catch (error) {
     // A bug between the ledger and the answer: whether the sale left is not known, so it is never resent.
     log.error("sales.submit_crashed", { submissionId, error });

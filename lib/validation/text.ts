@@ -26,3 +26,12 @@ export function textProblem(raw: string, rule: TextRule): TextProblem | null {
   if (controls.test(rule.foldsWhitespace ? raw : raw.trim()) || LONE_SURROGATE.test(raw)) return "control";
   return null;
 }
+
+/** Text from elsewhere (the provider) made safe to show and store: controls as spaces, lone surrogates dropped. */
+export function cleanText(text: string, maxLength: number): string {
+  return text
+    .slice(0, maxLength)
+    .replace(new RegExp(CONTROL.source, "g"), " ")
+    .replace(new RegExp(LONE_SURROGATE.source, "g"), "")
+    .trim();
+}

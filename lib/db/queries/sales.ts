@@ -1,5 +1,5 @@
 import "server-only";
-import { and, desc, eq, lt, or, sql } from "drizzle-orm";
+import { and, desc, eq, lt, notInArray, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { PartnerSaleField, PartnerSaleRequestBody } from "@/lib/partner-api/types";
 import type { Database } from "../connection";
@@ -116,7 +116,12 @@ export async function recordOutcome(
 }
 
 /** A `pending` row older than any call could take belongs to a process that died mid-call. */
-export async function markStalePendingUnknown(db: Database, olderThanMs: number): Promise<number> {
+export async function markStalePendingUnknown(
+  db: Database,
+  olderThanMs: number,
+  /** Rows whose answer this process holds, waiting to be written: not orphans. */
+  keep: readonly string[] = [],
+): Promise<number> {
   const stale = await db
     .update(sales)
     .set({ status: "unknown", outcomeDetail: "interrupted", updatedAt: sql`now()`, completedAt: sql`now()` })
@@ -124,6 +129,7 @@ export async function markStalePendingUnknown(db: Database, olderThanMs: number)
       and(
         eq(sales.status, "pending"),
         lt(sales.updatedAt, sql`now() - ${olderThanMs} * interval '1 millisecond'`),
+        keep.length > 0 ? notInArray(sales.submissionId, [...keep]) : undefined,
       ),
     )
     .returning({ submissionId: sales.submissionId });
