@@ -190,6 +190,7 @@ test("with the database stopped mid-run every answer is the documented one, neve
 
     const health = await agent.get("/api/health");
     expect(health.status()).toBe(503);
+    expect(health.headers()["retry-after"]).toBe("5");
     expect((await health.json()).db).toBe("down");
     // A page: the agent's browser shows the pt-BR error page.
     const context = await browser.newContext({ storageState: await agent.storageState() });
@@ -215,4 +216,10 @@ test("with the database stopped mid-run every answer is the documented one, neve
   const log = readFileSync(join(dataDir, "app.log"), "utf8");
   expect(log).toContain(`"event":"sales.outcome_deferred","submissionId":"${inFlightKey}"`);
   expect(log).toContain(`"event":"sales.outcome_recorded_late","submissionId":"${inFlightKey}"`);
+  // What the database's failures made Next.js and the driver print is JSON too. (This instance runs bare
+  // `next start`: the banner before the app's logger takes over is wrapped by `npm start`, not here.)
+  const lines = log.split("\n").filter((line) => line.trim());
+  const afterStart = lines.slice(lines.findIndex((line) => line.startsWith("{")));
+  expect(afterStart.filter((line) => !line.startsWith("{"))).toEqual([]);
+  expect(afterStart.filter((line) => line.includes('"event":"console"')).length).toBeGreaterThan(0);
 });

@@ -17,10 +17,9 @@ const MAX_MESSAGE_LENGTH = 2_000;
 
 /** A console message as a log field: one line, no colours, nothing that looks like a customer's data. */
 export function scrubConsoleText(text: string): string {
-  return scrubPersonalData(text.replace(ANSI, ""))
+  return scrubPersonalData(text.slice(0, MAX_MESSAGE_LENGTH).replace(ANSI, ""))
     .replace(/\s*\n\s*/g, " | ")
-    .trim()
-    .slice(0, MAX_MESSAGE_LENGTH);
+    .trim();
 }
 
 /** Where an error was thrown (its stack's frames, never its message, which may quote data). */

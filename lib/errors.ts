@@ -5,6 +5,7 @@
  */
 export type RequestErrorCode =
   | "unauthorized"
+  | "invalid_credentials"
   | "cross_site"
   | "payload_too_large"
   | "length_required"
@@ -46,6 +47,7 @@ const CREDENTIALS = "Nada foi enviado. Avise o suporte: a integração com o for
 
 export const ERRORS: Record<ErrorCode, ErrorEntry> = {
   unauthorized: { status: 401, message: "Sua sessão terminou. Entre novamente para continuar." },
+  invalid_credentials: { status: 401, message: "E-mail ou senha incorretos." },
   cross_site: { status: 403, message: "Pedido recusado: ele não veio desta aplicação." },
   payload_too_large: {
     status: 413,

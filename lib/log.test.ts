@@ -45,3 +45,11 @@ describe("scrubPersonalData", () => {
     );
   });
 });
+
+describe("scrubPersonalData on hostile text", () => {
+  it("reads at most 2,000 characters, so its work is bounded whatever an attacker sends (a URL in a warning)", () => {
+    for (const text of ["(".repeat(200_000), "a".repeat(200_000), `${"1.".repeat(100_000)}x`]) {
+      expect(scrubPersonalData(text).length).toBeLessThanOrEqual(2_000);
+    }
+  });
+});

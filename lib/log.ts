@@ -8,12 +8,15 @@ const ALLOWED_KEYS = new Set(["event", "service", "clientId", "submissionId", "a
 
 // What a message may quote of a customer: the parameters of a failed query, an e-mail, a CPF or phone number
 // (a run with ten or more digits; an address like 127.0.0.1:5432 or a date keeps its fewer digits).
+// Bounded quantifiers and a bounded input: these run on text an attacker can choose (a URL in a warning).
 const QUERY_PARAMETERS = /\bparams:[\s\S]*$/;
-const EMAIL = /[^\s@"'<>]+@[^\s@"'<>]+\.[^\s@"'<>]+/g;
-const NUMBER_RUN = /[\d(][\d.\-()\s/]{8,}\d/g;
+const EMAIL = /[^\s@"'<>]{1,64}@[^\s@"'<>]{1,253}\.[^\s@"'<>]{1,63}/g;
+const NUMBER_RUN = /[\d(][\d.\-()\s/]{8,24}\d/g;
+const MAX_SCRUBBED_LENGTH = 2_000;
 
 export function scrubPersonalData(text: string): string {
   return text
+    .slice(0, MAX_SCRUBBED_LENGTH)
     .replace(QUERY_PARAMETERS, "params: [redacted]")
     .replace(EMAIL, "[redacted]")
     .replace(NUMBER_RUN, (run) => (run.replace(/\D/g, "").length >= 10 ? "[redacted]" : run));

@@ -9,8 +9,6 @@ import { parseSignInCredentials, type SignInField } from "@/lib/validation/sign-
 
 export type { SignInField } from "@/lib/validation/sign-in";
 
-const INVALID_CREDENTIALS = "E-mail ou senha incorretos.";
-
 function waitMessage(code: string): string {
   const seconds = Number(code.split(":")[1]) || 60;
   const minutes = Math.max(1, Math.ceil(seconds / 60));
@@ -20,7 +18,7 @@ function waitMessage(code: string): string {
 function refusalMessage(code: string): string {
   if (code.startsWith("locked:")) return waitMessage(code);
   if (code === "busy") return userMessageFor("busy");
-  return INVALID_CREDENTIALS;
+  return userMessageFor("invalid_credentials");
 }
 
 export async function signInAction(
@@ -36,7 +34,7 @@ export async function signInAction(
     return {
       ok: false,
       fieldErrors: credentials.fieldErrors,
-      message: missing ? null : INVALID_CREDENTIALS,
+      message: missing ? null : userMessageFor("invalid_credentials"),
       values,
     };
   }

@@ -47,7 +47,8 @@ const SOCKET_PORT = 5432;
 const socketPath = (dataDir: string) => join(dataDir, `.s.PGSQL.${SOCKET_PORT}`);
 
 async function openPostgres(url: string): Promise<DatabaseHandle> {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  // A database that does not answer (a dropped network, not a refusal) is an outage in 5 s, not a hang.
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5_000 });
   // An idle connection dropped by the server (restart, failover) must not take the process down.
   pool.on("error", (error) => log.error("db.pool_error", { error }));
   const db = drizzlePostgres(pool, { schema });

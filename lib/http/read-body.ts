@@ -15,6 +15,15 @@ export function declaresTooLarge(headers: Headers, maxBytes: number): boolean {
   return declared !== null && !(/^\d+$/.test(declared) && Number(declared) <= maxBytes);
 }
 
+// The rest of a refused body is never read. The connection is let go shortly after the answer, not at once: a
+// client still sending is held by flow control and reads the answer first (an immediate close could reset it
+// before it does), then is cut off rather than kept until Node's request timeout (five minutes).
+const LINGER_MS = 2_000;
+
+function letGo(body: { cancel(): Promise<void> } | null) {
+  if (body) setTimeout(() => void body.cancel().catch(() => {}), LINGER_MS).unref();
+}
+
 type BodyResult<T> = { ok: true; value: T } | { ok: false; code: RequestErrorCode };
 
 /**
@@ -25,7 +34,10 @@ export async function readBoundedBody(
   request: Request,
   maxBytes: number,
 ): Promise<BodyResult<Uint8Array<ArrayBuffer>>> {
-  if (declaresTooLarge(request.headers, maxBytes)) return { ok: false, code: "payload_too_large" };
+  if (declaresTooLarge(request.headers, maxBytes)) {
+    letGo(request.body);
+    return { ok: false, code: "payload_too_large" };
+  }
   if (!request.body) return { ok: true, value: new Uint8Array() };
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -34,9 +46,10 @@ export async function readBoundedBody(
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    // Stop reading without cancelling: a cancel destroys the socket with the client's bytes unread, and its
-    // reset can reach the client before this answer does. Left alone, the client is held by flow control.
-    if (size > maxBytes) return { ok: false, code: "payload_too_large" };
+    if (size > maxBytes) {
+      letGo(reader);
+      return { ok: false, code: "payload_too_large" };
+    }
     chunks.push(value);
   }
   const body = new Uint8Array(size);
@@ -48,11 +61,18 @@ export async function readBoundedBody(
   return { ok: true, value: body };
 }
 
+/** The media type of a Content-Type header, lower case, without parameters ("" when absent). */
+export function mediaTypeOf(value: string | null): string {
+  return value?.split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
 /** `application/json`, with at most a UTF-8 charset parameter: JSON (RFC 8259) has no other encoding. */
 export function isJsonContentType(value: string | null): boolean {
-  if (!value) return false;
-  const [type, ...parameters] = value.split(";").map((part) => part.trim().toLowerCase());
-  if (type !== "application/json") return false;
+  if (mediaTypeOf(value) !== "application/json") return false;
+  const parameters = value!
+    .split(";")
+    .slice(1)
+    .map((part) => part.trim().toLowerCase());
   return parameters.every((parameter) => parameter === "" || /^charset="?utf-8"?$/.test(parameter));
 }
 

@@ -1,7 +1,7 @@
 import { NextRequest } from "next/server";
 import { handlers } from "@/auth";
 import { errorResponse, framingPolicy } from "@/lib/http/json";
-import { BODY_LIMITS, isJsonContentType, readBoundedBody } from "@/lib/http/read-body";
+import { BODY_LIMITS, isJsonContentType, mediaTypeOf, readBoundedBody } from "@/lib/http/read-body";
 
 const FORM = "application/x-www-form-urlencoded";
 
@@ -22,7 +22,7 @@ export async function GET(request: NextRequest) {
  */
 export async function POST(request: NextRequest) {
   const contentType = request.headers.get("content-type");
-  if (contentType?.split(";")[0]?.trim().toLowerCase() !== FORM && !isJsonContentType(contentType)) {
+  if (mediaTypeOf(contentType) !== FORM && !isJsonContentType(contentType)) {
     return errorResponse("unsupported_media_type");
   }
   const body = await readBoundedBody(request, BODY_LIMITS.auth);
