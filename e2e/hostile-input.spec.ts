@@ -8,30 +8,22 @@ import { SaleFormPage } from "./pages/sale-form-page";
 import { SignInPage } from "./pages/sign-in-page";
 import { DEMO_AGENT, E2E_PORTS } from "./support/environment";
 import {
+  cookieHeader,
   expectErrorBody,
   expectPortuguese,
   pidListeningOn,
   send,
   transportCases,
 } from "./support/hostile-requests";
-import { freshCpf, sandboxControl, sandboxStats } from "./support/sandbox";
+import { apiSale, freshCpf, sandboxControl, sandboxStats } from "./support/sandbox";
 
 const APP = `http://localhost:${E2E_PORTS.app}`;
-const PLAN_ID = "3f6c1a52-8d4e-4b7a-9c21-5e0f7a9d2b14";
-const validSale = () => ({
-  customerDocument: freshCpf(),
-  customerName: "Carla Mendes",
-  customerEmail: "carla@example.com",
-  customerPhone: "31987654321",
-  planId: PLAN_ID,
-});
 
 /** A request the browser made, sent again with a value swapped: its length is the new body's, not the old one. */
 const replayHeaders = (headers: Record<string, string>) =>
   Object.fromEntries(Object.entries(headers).filter(([name]) => name !== "content-length"));
 
-const cookieHeader = async (page: Page) =>
-  (await page.context().cookies()).map((cookie) => `${cookie.name}=${cookie.value}`).join("; ");
+const cookiesOf = async (page: Page) => cookieHeader(await page.context().cookies());
 
 // One server for the whole file: its memory is read before and after everything below.
 test.describe.configure({ mode: "serial" });
@@ -47,8 +39,8 @@ test.beforeAll(async ({ browser }) => {
   await new SignInPage(page).goto();
   await new SignInPage(page).signIn(DEMO_AGENT.email, DEMO_AGENT.password);
   await new SaleFormPage(page).goto();
-  await page.request.post("/api/sales", { data: validSale(), headers: { "Idempotency-Key": randomUUID() } });
-  for (const hostile of transportCases()) await send(APP, hostile, await cookieHeader(page));
+  await page.request.post("/api/sales", { data: apiSale(), headers: { "Idempotency-Key": randomUUID() } });
+  for (const hostile of transportCases()) await send(APP, hostile, await cookiesOf(page));
   await page.close();
   rssBeforeMb = memoryOf(serverPid).rssMb;
 });
@@ -58,7 +50,7 @@ test("every entry point refuses oversized, mistyped and malformed bodies with it
   signedIn: page,
 }) => {
   test.setTimeout(120_000);
-  const cookie = await cookieHeader(page);
+  const cookie = await cookiesOf(page);
   for (const hostile of transportCases()) {
     // Signed in too: a session must not open a way around the limits.
     for (const withCookie of [undefined, cookie]) {
@@ -103,7 +95,7 @@ test("every JSON type, control character and overlong value in every sale field 
   for (const field of SALE_FIELDS) {
     for (const [name, value, message] of values) {
       const response = await page.request.post("/api/sales", {
-        data: { ...validSale(), [field]: value },
+        data: { ...apiSale(), [field]: value },
         headers: { "Idempotency-Key": randomUUID() },
       });
       expect(response.status(), `${field}: ${name}`).toBe(400);
@@ -190,7 +182,7 @@ test("after all of it the server is up, sells, and holds no more memory than bef
   signedIn: page,
 }) => {
   const sale = await page.request.post("/api/sales", {
-    data: validSale(),
+    data: apiSale(),
     headers: { "Idempotency-Key": randomUUID() },
   });
   expect(sale.status()).toBe(201);

@@ -8,8 +8,8 @@ import { appNodeOptions } from "../scripts/app-node-options";
 import { startTestPostgres, type TestPostgres } from "../scripts/test-postgres";
 import { expect, test } from "./fixtures";
 import { DEMO_AGENT, E2E_PORTS } from "./support/environment";
-import { expectErrorBody, send, transportCases } from "./support/hostile-requests";
-import { freshCpf, sandboxControl, sandboxStats } from "./support/sandbox";
+import { cookieHeader, expectErrorBody, send, transportCases } from "./support/hostile-requests";
+import { apiSale, sandboxControl, sandboxStats } from "./support/sandbox";
 
 // A second app instance on a throwaway PostgreSQL, so its database can be stopped mid-run and its sign-in limits
 // flooded without touching the instance the other specs use.
@@ -21,14 +21,6 @@ let baseUrl = "";
 let dataDir = "";
 let agent: APIRequestContext;
 
-const validSale = () => ({
-  customerDocument: freshCpf(),
-  customerName: "Carla Mendes",
-  customerEmail: "carla@example.com",
-  customerPhone: "31987654321",
-  planId: "3f6c1a52-8d4e-4b7a-9c21-5e0f7a9d2b14",
-});
-
 async function signIn(context: APIRequestContext) {
   const { csrfToken } = (await (await context.get("/api/auth/csrf")).json()) as { csrfToken: string };
   const answer = await context.post("/api/auth/callback/credentials", {
@@ -38,7 +30,7 @@ async function signIn(context: APIRequestContext) {
   expect(answer.headers().location).not.toContain("error=");
 }
 
-const sell = (key = randomUUID(), sale = validSale()) =>
+const sell = (key = randomUUID(), sale = apiSale()) =>
   agent.post("/api/sales", { data: sale, headers: { "Idempotency-Key": key } });
 
 test.beforeAll(async () => {
@@ -157,7 +149,7 @@ test("with the database stopped mid-run every answer is the documented one, neve
   browser,
 }) => {
   test.setTimeout(180_000);
-  const cookie = (await agent.storageState()).cookies.map((c) => `${c.name}=${c.value}`).join("; ");
+  const cookie = cookieHeader((await agent.storageState()).cookies);
   expect((await sell()).status()).toBe(201);
 
   // A sale the provider has received when the database goes: its answer must still reach the ledger.
@@ -183,7 +175,7 @@ test("with the database stopped mid-run every answer is the documented one, neve
       expectErrorBody(response, hostile.error);
     }
     const invalid = await agent.post("/api/sales", {
-      data: { ...validSale(), customerName: 42 },
+      data: { ...apiSale(), customerName: 42 },
       headers: { "Idempotency-Key": randomUUID() },
     });
     expect(invalid.status()).toBe(503);

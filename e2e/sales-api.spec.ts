@@ -1,15 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { expect, test } from "./fixtures";
-import { freshCpf, sandboxControl, sandboxStats } from "./support/sandbox";
+import { apiSale, sandboxControl, sandboxStats } from "./support/sandbox";
 
-const body = () => ({
-  customerDocument: freshCpf(),
-  customerName: "Carla Mendes",
-  customerEmail: "carla@example.com",
-  customerPhone: "31987654321",
-  planId: "3f6c1a52-8d4e-4b7a-9c21-5e0f7a9d2b14",
-  birthDate: "1988-12-01",
-});
+const body = () => apiSale({ birthDate: "1988-12-01" });
 
 test.describe("POST /api/sales", () => {
   test("accepts a sale (201) and replays it for the same Idempotency-Key (200)", async ({

@@ -19,7 +19,7 @@ export interface HostileRequest {
   portalSignIn?: true;
 }
 
-const validSaleJson = Buffer.from(JSON.stringify({ customerName: "Maria Souza" }));
+const jsonObject = Buffer.from(JSON.stringify({ customerName: "Maria Souza" }));
 const deepArray = (depth: number) => Buffer.from("[".repeat(depth) + "]".repeat(depth));
 
 /** Every transport-level shape of wrong input, at every entry point that takes a body. */
@@ -95,7 +95,7 @@ export function transportCases(): HostileRequest[] {
         name: `${path}: ${contentType}`,
         path,
         headers: { "content-type": contentType },
-        body: validSaleJson,
+        body: jsonObject,
         status: 415,
         error: "unsupported_media_type",
       });
@@ -104,7 +104,7 @@ export function transportCases(): HostileRequest[] {
       name: `${path}: no content type`,
       path,
       headers: {},
-      body: validSaleJson,
+      body: jsonObject,
       status: 415,
       error: "unsupported_media_type",
     });
@@ -171,6 +171,10 @@ export function transportCases(): HostileRequest[] {
   }
   return cases;
 }
+
+/** A Cookie header from a browser context's or request context's cookies. */
+export const cookieHeader = (cookies: { name: string; value: string }[]) =>
+  cookies.map((cookie) => `${cookie.name}=${cookie.value}`).join("; ");
 
 export async function send(baseUrl: string, request: HostileRequest, cookie?: string): Promise<RawAnswer> {
   return rawPost(`${baseUrl}${request.path}`, {

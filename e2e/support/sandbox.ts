@@ -28,4 +28,16 @@ export function freshCpf(): string {
   return base + cpfCheckDigits(base);
 }
 
+/** A valid body for POST /api/sales, a customer nobody else in this run uses. */
+export function apiSale(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    customerDocument: freshCpf(),
+    customerName: "Carla Mendes",
+    customerEmail: "carla@example.com",
+    customerPhone: "31987654321",
+    planId: "3f6c1a52-8d4e-4b7a-9c21-5e0f7a9d2b14",
+    ...overrides,
+  };
+}
+
 export { formatCpf } from "../../lib/format";
