@@ -20,6 +20,8 @@ function aSale(overrides: Partial<SaleInput> = {}): SaleInput {
 }
 
 async function expectNoAxeViolations(page: Page) {
+  // After a client-side navigation the URL changes before the new page (and its <title>) is in the document.
+  await expect(page).toHaveTitle(/Partner Sales/);
   const { violations } = await new AxeBuilder({ page }).analyze();
   expect(violations.map((violation) => `${violation.id}: ${violation.help}`)).toEqual([]);
 }
@@ -264,6 +266,7 @@ test("the sign-in page, the form and the accepted panel have no accessibility vi
   await expectNoAxeViolations(page);
   await page.getByRole("button", { name: "Sair" }).click();
   await expect(page).toHaveURL(/\/sign-in/);
+  await expect(page.getByRole("button", { name: "Entrar" })).toBeVisible();
   await expectNoAxeViolations(page);
 });
 
