@@ -31,7 +31,9 @@ export const agents = pgTable(
     /** argon2id PHC string; null for agents who only sign in through a partner portal. */
     passwordHash: text("password_hash"),
     disabledAt: timestamp("disabled_at", { withTimezone: true }),
-    /** The agent's id at the partner (the `sub` of signed embed tokens), when they come through a portal. */
+    /** The portal that vouches for the agent (the `iss` of its signed tokens), with `externalSubject`. */
+    externalIssuer: text("external_issuer"),
+    /** The agent's id at that portal (the `sub` of its signed tokens). */
     externalSubject: text("external_subject"),
     /** Sessions issued before this instant are refused (set on disable and on password reset). */
     sessionsValidFrom: timestamp("sessions_valid_from", { withTimezone: true }).notNull().defaultNow(),
@@ -39,7 +41,7 @@ export const agents = pgTable(
   },
   (table) => [
     uniqueIndex("agents_email_key").on(table.email),
-    uniqueIndex("agents_external_subject_key").on(table.externalSubject),
+    uniqueIndex("agents_external_identity_key").on(table.externalIssuer, table.externalSubject),
     check("agents_email_lower_case", sql`${table.email} = lower(${table.email})`),
   ],
 );
