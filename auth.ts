@@ -1,12 +1,15 @@
-import NextAuth, { CredentialsSignin, type DefaultSession, type NextAuthConfig } from "next-auth";
+import NextAuth, { CredentialsSignin, type DefaultSession } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { signInWithEmbedToken } from "@/lib/auth/embed-token";
 import { resolveAuthSecret } from "@/lib/auth/secret";
-import { SESSION_COOKIE } from "@/lib/auth/cookie-names";
+import { authCookies } from "@/lib/auth/session-cookie";
 import { authenticateAgent } from "@/lib/auth/sign-in";
+import { endOneSession, liveSessionAgent, startSession } from "@/lib/dal/session";
 import { getDb } from "@/lib/db";
 import type { AgentRole } from "@/lib/db/schema";
+import { SESSION_MAX_AGE_MS } from "@/lib/config/parse";
 import { getConfig } from "@/lib/env";
+import { clientAddress } from "@/lib/http/forwarded";
 import { log } from "@/lib/log";
 import { parseSignInCredentials } from "@/lib/validation/sign-in";
 
@@ -16,19 +19,16 @@ declare module "next-auth" {
   }
   interface Session {
     user: { id: string; role: AgentRole } & DefaultSession["user"];
-    /** When the agent signed in (ms): sessions older than the agent's `sessionsValidFrom` are refused. */
-    authTime: number;
   }
 }
 
 declare module "@auth/core/jwt" {
   interface JWT {
     role?: AgentRole;
-    authTime?: number;
+    /** The session row (lib/db/queries/sessions.ts): the cookie is only as good as that row. */
+    sid?: string;
   }
 }
-
-export const SESSION_MAX_AGE_SECONDS = 12 * 60 * 60;
 
 /** The code carries the wait, so the sign-in page can say how long (it holds nothing sensitive). */
 export class AccountLockedError extends CredentialsSignin {
@@ -43,12 +43,6 @@ export class SignInBusyError extends CredentialsSignin {
   override code = "busy";
 }
 
-// Next appends the peer address to X-Forwarded-For; entries to its left are whatever the client sent.
-function clientAddress(request: Request): string {
-  const forwarded = request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim();
-  return forwarded || "unknown";
-}
-
 /** The code names the problem so the embedded page can explain it; it holds nothing sensitive. */
 export class EmbedTokenError extends CredentialsSignin {
   constructor(problem: string) {
@@ -57,22 +51,12 @@ export class EmbedTokenError extends CredentialsSignin {
   }
 }
 
-// Inside a partner portal's iframe the app is a third party: its cookies must be SameSite=None, Secure and
-// Partitioned (CHIPS) to be stored and sent at all.
-function embeddedCookies(): NextAuthConfig["cookies"] {
-  const options = { httpOnly: true, sameSite: "none" as const, path: "/", secure: true, partitioned: true };
-  return {
-    sessionToken: { name: SESSION_COOKIE, options },
-    callbackUrl: { name: "authjs.callback-url", options },
-    csrfToken: { name: "authjs.csrf-token", options },
-  };
-}
-
 export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
   secret: resolveAuthSecret(getConfig()),
   trustHost: true,
-  ...(getConfig().embed.allowedOrigins.length > 0 ? { cookies: embeddedCookies() } : {}),
-  session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_SECONDS },
+  cookies: authCookies(getConfig()),
+  // The cookie's own expiry; the session row's limits (idle, 12 hours from sign-in) are what really end it.
+  session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_MS / 1000 },
   pages: { signIn: "/sign-in", error: "/sign-in" },
   providers: [
     Credentials({
@@ -83,7 +67,7 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
         const result = await authenticateAgent(await getDb(), {
           email: credentials.email,
           password: credentials.password,
-          address: clientAddress(request),
+          address: clientAddress(request.headers),
         });
         if (result.ok) {
           const { agent } = result;
@@ -117,19 +101,33 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
     }),
   ],
   callbacks: {
-    jwt({ token, user }) {
+    async jwt({ token, user, account }) {
       if (user?.id) {
-        token.sub = user.id;
-        token.role = user.role;
-        token.authTime = Date.now();
+        // A sign-in, whichever the method: a new session row, whose id the cookie carries.
+        const method = account?.provider === "embed-token" ? "portal" : "password";
+        return {
+          sub: user.id,
+          role: user.role,
+          name: user.name,
+          email: user.email,
+          sid: await startSession(user.id, method),
+        };
       }
-      return token;
+      // Every later read of the cookie by Auth.js (`/api/auth/session`, sign-out) meets the same check as the
+      // app's pages; null makes Auth.js drop the cookie.
+      if (!token.sub || !token.sid) return null;
+      return (await liveSessionAgent({ agentId: token.sub, sessionId: token.sid })) ? token : null;
     },
     session({ session, token }) {
       if (token.sub) session.user.id = token.sub;
       if (token.role) session.user.role = token.role;
-      session.authTime = token.authTime ?? 0;
       return session;
+    },
+  },
+  events: {
+    async signOut(message) {
+      const sessionId = "token" in message ? message.token?.sid : undefined;
+      if (sessionId) await endOneSession(sessionId);
     },
   },
   logger: {

@@ -1,5 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
-import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from "@/lib/auth/cookie-names";
+import { SESSION_COOKIE_NAMES } from "@/lib/auth/session-cookie";
 import { getConfig } from "@/lib/env";
 import { frameAncestors } from "@/lib/framing";
 import { errorResponse } from "@/lib/http/json";
@@ -7,7 +7,6 @@ import { BODY_LIMITS, declaresTooLarge } from "@/lib/http/read-body";
 
 // Optimistic only: no session cookie at all means "go sign in". The real check (signature, expiry, a disabled
 // agent) happens in lib/dal on every page, action and route handler.
-const SESSION_COOKIES = [SESSION_COOKIE, SECURE_SESSION_COOKIE];
 const SIGNED_IN_AREAS = [/^\/$/, /^\/sales(\/|$)/];
 
 export function proxy(request: NextRequest) {
@@ -18,7 +17,7 @@ export function proxy(request: NextRequest) {
   const { pathname, search } = request.nextUrl;
   const needsSession = SIGNED_IN_AREAS.some((area) => area.test(pathname));
   let response: NextResponse;
-  if (needsSession && !SESSION_COOKIES.some((name) => request.cookies.has(name))) {
+  if (needsSession && !SESSION_COOKIE_NAMES.some((name) => request.cookies.has(name))) {
     const signIn = new URL("/sign-in", request.url);
     if (pathname !== "/" || search) signIn.searchParams.set("callbackUrl", `${pathname}${search}`);
     response = NextResponse.redirect(signIn);

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { signOutAction } from "@/app/(auth)/actions";
+import { signOutAction, signOutEverywhereAction } from "@/app/(auth)/actions";
 import type { SessionAgent } from "@/lib/dal/session";
 
 export function AppHeader({ agent }: { agent: SessionAgent | null }) {
@@ -37,6 +37,11 @@ export function AppHeader({ agent }: { agent: SessionAgent | null }) {
             <form action={signOutAction}>
               <button type="submit" className="font-medium text-brand-700 hover:underline">
                 Sair
+              </button>
+            </form>
+            <form action={signOutEverywhereAction}>
+              <button type="submit" className="text-slate-600 hover:text-brand-700 hover:underline">
+                Sair de todos os dispositivos
               </button>
             </form>
           </div>

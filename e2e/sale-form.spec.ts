@@ -264,7 +264,7 @@ test("the sign-in page, the form and the accepted panel have no accessibility vi
   await saleForm.submit().click();
   await expect(saleForm.status()).toContainText("Venda enviada");
   await expectNoAxeViolations(page);
-  await page.getByRole("button", { name: "Sair" }).click();
+  await page.getByRole("button", { name: "Sair", exact: true }).click();
   await expect(page).toHaveURL(/\/sign-in/);
   await expect(page.getByRole("button", { name: "Entrar" })).toBeVisible();
   await expectNoAxeViolations(page);

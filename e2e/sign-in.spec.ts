@@ -25,7 +25,7 @@ test("the demo agent signs in, lands on the form, and signs out", async ({ page,
   await expect(page.getByRole("heading", { level: 1, name: "Nova venda" })).toBeVisible();
   await expect(page.getByRole("banner")).toContainText(DEMO_AGENT.name);
 
-  await page.getByRole("button", { name: "Sair" }).click();
+  await page.getByRole("button", { name: "Sair", exact: true }).click();
   await signInPage.expectShown();
   await page.goto("/");
   await signInPage.expectShown();

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/lib/db/connection";
+import { findSessionAgent, openSession } from "@/lib/db/queries/sessions";
 import { findAgentByEmail } from "@/lib/db/queries/agents";
 import { testDatabases } from "@/test/databases";
 
@@ -90,8 +91,37 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
     expect(after?.passwordHash).not.toBe(before?.passwordHash);
   });
 
+  it("lists an agent's open sessions and ends them", async () => {
+    const agent = (await findAgentByEmail(handle.db, "sup@example.com"))!;
+    const now = new Date();
+    const limits = { idleMs: 3_600_000, absoluteMs: 43_200_000 };
+    const session = await openSession(handle.db, {
+      agentId: agent.id,
+      method: "password",
+      userAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/140",
+      now,
+      limits,
+    });
+    const listed = await agentsCli(["sessions", "--email", "SUP@example.com"], env);
+    expect(listed.status).toBe(0);
+    expect(listed.stdout).toContain("sup@example.com: 1 open session\n");
+    expect(listed.stdout).toContain(`${session}  password  since ${now.toISOString()}`);
+    expect(listed.stdout).toContain("Chrome/140");
+
+    expect((await agentsCli(["end-sessions", "--email", "sup@example.com"], env)).stdout).toBe(
+      "Ended 1 session of sup@example.com.\n",
+    );
+    expect(
+      await findSessionAgent(handle.db, { agentId: agent.id, sessionId: session, now, limits }),
+    ).toBeUndefined();
+    expect((await agentsCli(["sessions", "--email", "sup@example.com"], env)).stdout).toBe(
+      "sup@example.com has no open session.\n",
+    );
+  });
+
   it.each([
     [["add", "--name", "Sem e-mail"], "--email is required."],
+    [["sessions", "--email", "nobody@example.com"], "No agent with the e-mail nobody@example.com."],
     [
       ["add", "--email", "x@example.com", "--name", "X", "--role", "admin"],
       '--role is "agent" or "supervisor".',

@@ -8,15 +8,17 @@ import {
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
 } from "../lib/auth/password";
-import { ConfigError, parseConfig } from "../lib/config/parse";
+import { ConfigError, parseConfig, type Config } from "../lib/config/parse";
 import { DataDirBusyError, openDatabase, type Database } from "../lib/db/connection";
 import {
   AgentExistsError,
+  findAgentByEmail,
   insertAgent,
   listAgents,
   setAgentDisabled,
   setAgentPassword,
 } from "../lib/db/queries/agents";
+import { endAgentSessions, listOpenSessions } from "../lib/db/queries/sessions";
 import type { Agent } from "../lib/db/schema";
 
 const USAGE = `Manage agent accounts.
@@ -26,6 +28,8 @@ const USAGE = `Manage agent accounts.
   npm run agents -- disable --email E
   npm run agents -- enable --email E
   npm run agents -- reset-password --email E [--password P | --password-stdin]
+  npm run agents -- sessions --email E
+  npm run agents -- end-sessions --email E
 
 Without a password, add and reset-password generate one and print it once.
 Works while the app runs: with the embedded database it goes through the app's socket in DATA_DIR.`;
@@ -64,10 +68,17 @@ function describe(agent: Agent): string {
   return `${agent.email}  ${agent.name}  ${agent.role}  ${status}`;
 }
 
+async function agentByEmail(db: Database, email: string): Promise<Agent> {
+  const agent = await findAgentByEmail(db, email);
+  if (!agent) throw new UsageError(`No agent with the e-mail ${email}.`);
+  return agent;
+}
+
 async function run(
   command: string | undefined,
   args: string[],
   db: () => Promise<Database>,
+  config: Pick<Config, "sessions">,
 ): Promise<string> {
   const { values } = parseArgs({
     args,
@@ -116,6 +127,23 @@ async function run(
       if (!agent) throw new UsageError(`No agent with the e-mail ${email}.`);
       return `New password set for ${agent.email}; open sessions ended.${generated ? `\nPassword: ${password}` : ""}`;
     }
+    case "sessions": {
+      const agent = await agentByEmail(await db(), requireEmail(values.email));
+      const open = await listOpenSessions(await db(), agent.id, new Date(), config.sessions);
+      if (open.length === 0) return `${agent.email} has no open session.`;
+      const lines = open.map(
+        (session) =>
+          `${session.id}  ${session.method}  since ${session.createdAt.toISOString()}  last seen ${session.lastSeenAt.toISOString()}  ${session.userAgent ?? "(no user agent)"}`,
+      );
+      return [`${agent.email}: ${open.length} open session${open.length === 1 ? "" : "s"}`, ...lines].join(
+        "\n",
+      );
+    }
+    case "end-sessions": {
+      const agent = await agentByEmail(await db(), requireEmail(values.email));
+      const ended = await endAgentSessions(await db(), agent.id, new Date());
+      return `Ended ${ended} session${ended === 1 ? "" : "s"} of ${agent.email}.`;
+    }
     default:
       throw new UsageError(command ? `Unknown command "${command}".` : "Missing command.");
   }
@@ -139,7 +167,7 @@ async function main() {
       });
       return handle.db;
     };
-    console.log(await run(command, args, db));
+    console.log(await run(command, args, db, config));
   } catch (error) {
     if (error instanceof UsageError || (error instanceof TypeError && "code" in error)) {
       console.error(`${error.message}\n\n${USAGE}`);

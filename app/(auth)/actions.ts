@@ -3,6 +3,7 @@
 import { AuthError, CredentialsSignin } from "next-auth";
 import { signIn, signOut } from "@/auth";
 import type { ActionState } from "@/lib/action-state";
+import { endEverySession, verifySession } from "@/lib/dal/session";
 import { userMessageFor } from "@/lib/errors";
 import { safeReturnPath } from "@/lib/safe-return-path";
 import { parseSignInCredentials, type SignInField } from "@/lib/validation/sign-in";
@@ -58,5 +59,12 @@ export async function signInAction(
 }
 
 export async function signOutAction(): Promise<void> {
+  await signOut({ redirectTo: "/sign-in" });
+}
+
+/** Ends every session of the signed-in agent (other browsers, a PC left signed in), then this one's cookie. */
+export async function signOutEverywhereAction(): Promise<void> {
+  const agent = await verifySession();
+  if (agent) await endEverySession(agent.id);
   await signOut({ redirectTo: "/sign-in" });
 }

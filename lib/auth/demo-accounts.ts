@@ -9,6 +9,6 @@ export async function seedDemoAccounts(db: Database): Promise<void> {
   const passwordHash = await hashPassword(DEMO_PASSWORD);
   await db
     .insert(agents)
-    .values(DEMO_ACCOUNTS.map((account) => ({ ...account, passwordHash, sessionsValidFrom: new Date() })))
+    .values(DEMO_ACCOUNTS.map((account) => ({ ...account, passwordHash })))
     .onConflictDoNothing({ target: agents.email });
 }

@@ -104,7 +104,6 @@ async function findOrLinkAgent(
       role: "agent",
       passwordHash: null,
       externalSubject: who.sub,
-      sessionsValidFrom: new Date(),
     })
     .onConflictDoNothing()
     .returning();

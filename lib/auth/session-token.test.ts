@@ -1,8 +1,10 @@
 import { encode } from "next-auth/jwt";
 import { describe, expect, it } from "vitest";
-import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from "./cookie-names";
-import { readSessionCookie, sessionCookieName } from "./session-token";
+import { authCookies } from "./session-cookie";
+import { readSessionCookie } from "./session-token";
 
+const SESSION_COOKIE = "authjs.session-token";
+const SECURE_SESSION_COOKIE = "__Host-authjs.session-token";
 const SECRET = "a-test-secret-that-is-long-enough-0123456789";
 
 async function sessionToken(
@@ -25,49 +27,57 @@ const read = (cookies: [string, string][], options: { now?: number; cookieName?:
     now: options.now,
   });
 
-describe("sessionCookieName", () => {
-  const name = (authUrl: string | undefined, forwardedProto: string | null, embedded = false) =>
-    sessionCookieName({ embedded, authUrl, forwardedProto });
+describe("authCookies", () => {
+  const cookies = (publicUrl: string, allowedOrigins: string[] = []) =>
+    authCookies({ publicUrl, embed: { allowedOrigins, ssoSecret: undefined } });
 
-  it("follows Auth.js: AUTH_URL's protocol, else X-Forwarded-Proto, else https; portals use the plain name", () => {
-    expect(name(undefined, "http")).toBe(SESSION_COOKIE);
-    expect(name(undefined, "https")).toBe(SECURE_SESSION_COOKIE);
-    expect(name(undefined, "HTTPS")).toBe(SECURE_SESSION_COOKIE);
-    expect(name(undefined, "https:")).toBe(SECURE_SESSION_COOKIE);
-    expect(name(undefined, null)).toBe(SECURE_SESSION_COOKIE);
-    expect(name("https://sales.example", "http")).toBe(SECURE_SESSION_COOKIE);
-    expect(name("http://localhost:3000", "https")).toBe(SESSION_COOKIE);
-    expect(name(undefined, "https", true)).toBe(SESSION_COOKIE);
+  it("are __Host- over https, so no sibling subdomain can plant one; plain names over http", () => {
+    expect(cookies("https://vendas.example").sessionToken).toEqual({
+      name: SECURE_SESSION_COOKIE,
+      options: { httpOnly: true, path: "/", sameSite: "lax", secure: true },
+    });
+    expect(cookies("http://localhost:3000").sessionToken).toEqual({
+      name: SESSION_COOKIE,
+      options: { httpOnly: true, path: "/", sameSite: "lax", secure: false },
+    });
   });
 
-  it("gives no name where Auth.js could not build its URL", () => {
-    expect(name(undefined, "not a protocol")).toBeNull();
+  it("keep the prefix inside portals, where they are SameSite=None, Secure and Partitioned", () => {
+    const embedded = cookies("https://vendas.example", ["https://portal.example"]);
+    expect(embedded.sessionToken).toEqual({
+      name: SECURE_SESSION_COOKIE,
+      options: { httpOnly: true, path: "/", sameSite: "none", secure: true, partitioned: true },
+    });
+    expect(embedded.csrfToken.name).toBe("__Host-authjs.csrf-token");
+    expect(cookies("http://localhost:3210", ["http://localhost:3299"]).sessionToken.options.secure).toBe(
+      true,
+    );
   });
 });
 
 describe("readSessionCookie", () => {
-  it("reads the agent and sign-in time from a cookie Auth.js encrypted", async () => {
-    const token = await sessionToken({ sub: "agent-1", role: "agent", authTime: 1_700_000_000_000 });
+  it("reads the agent and session id from a cookie Auth.js encrypted", async () => {
+    const token = await sessionToken({ sub: "agent-1", role: "agent", sid: "session-1" });
     expect(await read([[SESSION_COOKIE, token]])).toEqual({
       agentId: "agent-1",
-      authTime: 1_700_000_000_000,
+      sessionId: "session-1",
     });
   });
 
   it("reads a cookie split into chunks the way Auth.js splits long ones", async () => {
-    const token = await sessionToken({ sub: "agent-chunked", authTime: 5 });
+    const token = await sessionToken({ sub: "agent-chunked", sid: "s5" });
     const cut = Math.floor(token.length / 2);
     expect(
       await read([
         [`${SESSION_COOKIE}.0`, token.slice(0, cut)],
         [`${SESSION_COOKIE}.1`, token.slice(cut)],
       ]),
-    ).toEqual({ agentId: "agent-chunked", authTime: 5 });
+    ).toEqual({ agentId: "agent-chunked", sessionId: "s5" });
   });
 
   it("takes the first of two cookies with the same name, as Auth.js's parser does", async () => {
-    const first = await sessionToken({ sub: "agent-first", authTime: 1 });
-    const second = await sessionToken({ sub: "agent-second", authTime: 1 });
+    const first = await sessionToken({ sub: "agent-first", sid: "s1" });
+    const second = await sessionToken({ sub: "agent-second", sid: "s1" });
     expect(
       await read([
         [SESSION_COOKIE, first],
@@ -76,32 +86,37 @@ describe("readSessionCookie", () => {
     ).toMatchObject({ agentId: "agent-first" });
   });
 
-  it("refuses no cookie, a tampered one, one made with another secret, and one without an agent", async () => {
-    const token = await sessionToken({ sub: "agent-2", authTime: 1 });
+  it("refuses no cookie, a tampered one, one made with another secret, one without an agent and one without a session", async () => {
+    const token = await sessionToken({ sub: "agent-2", sid: "s1" });
     const tampered = token.slice(0, -3) + (token.endsWith("AAA") ? "BBB" : "AAA");
-    const otherSecret = await sessionToken({ sub: "x" }, { secret: "another-secret-0123456789abcdef" });
+    const otherSecret = await sessionToken(
+      { sub: "x", sid: "s1" },
+      { secret: "another-secret-0123456789abcdef" },
+    );
     expect(await readSessionCookie(null, { cookieName: SESSION_COOKIE, secret: SECRET })).toBeNull();
     expect(await read([])).toBeNull();
     expect(await read([[SESSION_COOKIE, tampered]])).toBeNull();
     expect(await read([[SESSION_COOKIE, otherSecret]])).toBeNull();
     expect(await read([[SESSION_COOKIE, await sessionToken({ role: "agent" })]])).toBeNull();
+    // From before sessions were recorded: no session row to check, so no session.
+    expect(await read([[SESSION_COOKIE, await sessionToken({ sub: "agent-2" })]])).toBeNull();
   });
 
   it("never takes the session a token opened under one cookie name for another name", async () => {
-    const token = await sessionToken({ sub: "agent-5", authTime: 1 });
+    const token = await sessionToken({ sub: "agent-5", sid: "s1" });
     expect(await read([[SESSION_COOKIE, token]])).toMatchObject({ agentId: "agent-5" });
-    // Same value under the __Secure- name: its salt differs, so it must not decrypt, cached or not.
+    // Same value under the __Host- name: its salt differs, so it must not decrypt, cached or not.
     expect(await read([[SECURE_SESSION_COOKIE, token]], { cookieName: SECURE_SESSION_COOKIE })).toBeNull();
   });
 
   it("refuses a cookie past its expiry and Auth.js's 15 s of tolerance, also once its claims were kept", async () => {
-    const token = await sessionToken({ sub: "agent-3", authTime: 1 }, { maxAge: 60 });
-    expect(await read([[SESSION_COOKIE, token]])).toEqual({ agentId: "agent-3", authTime: 1 });
+    const token = await sessionToken({ sub: "agent-3", sid: "s1" }, { maxAge: 60 });
+    expect(await read([[SESSION_COOKIE, token]])).toEqual({ agentId: "agent-3", sessionId: "s1" });
     expect(await read([[SESSION_COOKIE, token]], { now: Date.now() + 70_000 })).toMatchObject({
       agentId: "agent-3",
     });
     expect(await read([[SESSION_COOKIE, token]], { now: Date.now() + 76_000 })).toBeNull();
-    const expired = await sessionToken({ sub: "agent-4", authTime: 1 }, { maxAge: -120 });
+    const expired = await sessionToken({ sub: "agent-4", sid: "s1" }, { maxAge: -120 });
     expect(await read([[SESSION_COOKIE, expired]])).toBeNull();
   });
 });

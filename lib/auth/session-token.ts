@@ -1,35 +1,10 @@
 import "server-only";
 import { decode, getToken } from "next-auth/jwt";
-import { SECURE_SESSION_COOKIE, SESSION_COOKIE } from "./cookie-names";
 
 export interface SessionClaims {
   agentId: string;
-  /** When the agent signed in (ms since the epoch). */
-  authTime: number;
-}
-
-/**
- * The cookie Auth.js reads for this request, decided as Auth.js decides it (createActionURL): the protocol of
- * AUTH_URL when set, else X-Forwarded-Proto (which Next sets), else https, read through `new URL` as Auth.js
- * does; the portal cookies (auth.ts) always use the plain name. Null where Auth.js itself would fail.
- */
-export function sessionCookieName(options: {
-  embedded: boolean;
-  authUrl: string | undefined;
-  forwardedProto: string | null;
-}): string | null {
-  if (options.embedded) return SESSION_COOKIE;
-  let protocol: string;
-  try {
-    if (options.authUrl) protocol = new URL(options.authUrl).protocol;
-    else {
-      const detected = options.forwardedProto ?? "https";
-      protocol = new URL(`${detected.endsWith(":") ? detected : `${detected}:`}//localhost`).protocol;
-    }
-  } catch {
-    return null;
-  }
-  return protocol === "https:" ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+  /** The session row (lib/db/queries/sessions.ts) that must still be live. */
+  sessionId: string;
 }
 
 // Decrypting the session cookie takes several WebCrypto round trips (about 2 ms) on every request; the same
@@ -55,7 +30,7 @@ export async function readSessionCookie(
   const token = await getToken({
     req: { headers: new Headers({ cookie: cookieHeader }) },
     cookieName,
-    secureCookie: cookieName === SECURE_SESSION_COOKIE,
+    secureCookie: cookieName.startsWith("__"),
     secret,
     raw: true,
   });
@@ -69,17 +44,15 @@ export async function readSessionCookie(
     return null;
   }
 
-  let payload: { sub?: unknown; exp?: unknown; authTime?: unknown } | null;
+  let payload: { sub?: unknown; exp?: unknown; sid?: unknown } | null;
   try {
     payload = await decode({ token, secret, salt: cookieName });
   } catch {
     return null; // forged, tampered, expired, or encrypted with another secret
   }
-  if (typeof payload?.sub !== "string" || !payload.sub) return null;
-  const claims: SessionClaims = {
-    agentId: payload.sub,
-    authTime: typeof payload.authTime === "number" ? payload.authTime : 0,
-  };
+  // A cookie from before sessions were recorded has no `sid`: it is refused like any other dead session.
+  if (typeof payload?.sub !== "string" || !payload.sub || typeof payload.sid !== "string") return null;
+  const claims: SessionClaims = { agentId: payload.sub, sessionId: payload.sid };
   if (typeof payload.exp === "number") {
     if (decoded.size >= MAX_CACHED_SESSIONS) decoded.delete(decoded.keys().next().value!);
     decoded.set(key, { claims, expiresAt: payload.exp * 1000 + CLOCK_TOLERANCE_MS });

@@ -4,10 +4,11 @@ import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
 import { resolveAuthSecret } from "@/lib/auth/secret";
-import { readSessionCookie, sessionCookieName } from "@/lib/auth/session-token";
+import { sessionCookieName } from "@/lib/auth/session-cookie";
+import { readSessionCookie, type SessionClaims } from "@/lib/auth/session-token";
 import { getDb } from "@/lib/db";
-import { findAgentById } from "@/lib/db/queries/agents";
-import type { AgentRole } from "@/lib/db/schema";
+import { endAgentSessions, endSession, findSessionAgent, openSession } from "@/lib/db/queries/sessions";
+import type { AgentRole, SessionMethod } from "@/lib/db/schema";
 import { getConfig } from "@/lib/env";
 import { safeReturnPath } from "@/lib/safe-return-path";
 
@@ -16,29 +17,32 @@ export interface SessionAgent {
   name: string;
   email: string;
   role: AgentRole;
+  sessionId: string;
 }
 
 /**
- * The one real session check, once per request: a valid session cookie is not enough, the agent must still
- * exist, be enabled, and not have had its sessions ended (disable, password reset) since signing in.
+ * THE session check. A valid cookie is not enough: its session row must be live (not ended by sign-out, "sign out
+ * everywhere", disable or a new password; used within the idle limit; younger than the absolute limit) and its
+ * agent enabled — one database round trip, which also marks the session as seen. Auth.js's own session reads
+ * (auth.ts, `/api/auth/session`) go through here too.
  */
+export async function liveSessionAgent(
+  claims: SessionClaims,
+  now = new Date(),
+): Promise<SessionAgent | null> {
+  const agent = await findSessionAgent(await getDb(), { ...claims, now, limits: getConfig().sessions });
+  return agent ? { ...agent, sessionId: claims.sessionId } : null;
+}
+
+/** The signed-in agent of this request (pages, server actions, route handlers), checked once per request. */
 export const verifySession = cache(async (): Promise<SessionAgent | null> => {
   const config = getConfig();
   const requestHeaders = await headers();
-  const cookieName = sessionCookieName({
-    embedded: config.embed.allowedOrigins.length > 0,
-    authUrl: process.env.AUTH_URL ?? process.env.NEXTAUTH_URL,
-    forwardedProto: requestHeaders.get("x-forwarded-proto"),
-  });
-  if (!cookieName) return null;
-  const session = await readSessionCookie(requestHeaders.get("cookie"), {
-    cookieName,
+  const claims = await readSessionCookie(requestHeaders.get("cookie"), {
+    cookieName: sessionCookieName(config),
     secret: resolveAuthSecret(config),
   });
-  if (!session) return null;
-  const agent = await findAgentById(await getDb(), session.agentId);
-  if (!agent || agent.disabledAt || session.authTime < agent.sessionsValidFrom.getTime()) return null;
-  return { id: agent.id, name: agent.name, email: agent.email, role: agent.role };
+  return claims ? liveSessionAgent(claims) : null;
 });
 
 /** For pages: the signed-in agent, or a redirect to the sign-in page that comes back here. */
@@ -46,4 +50,26 @@ export async function requireAgent(returnTo: string): Promise<SessionAgent> {
   const agent = await verifySession();
   if (!agent) redirect(`/sign-in?callbackUrl=${encodeURIComponent(safeReturnPath(returnTo))}` as Route);
   return agent;
+}
+
+/** Records a sign-in (any method) and returns the id its cookie will carry. */
+export async function startSession(agentId: string, method: SessionMethod): Promise<string> {
+  const userAgent = (await headers()).get("user-agent");
+  return openSession(await getDb(), {
+    agentId,
+    method,
+    userAgent,
+    now: new Date(),
+    limits: getConfig().sessions,
+  });
+}
+
+/** Sign-out: this session ends on every instance at once. */
+export async function endOneSession(sessionId: string): Promise<void> {
+  await endSession(await getDb(), sessionId, new Date());
+}
+
+/** "Sair de todos os dispositivos" (and the CLI): every session of the agent ends. */
+export async function endEverySession(agentId: string): Promise<number> {
+  return endAgentSessions(await getDb(), agentId, new Date());
 }

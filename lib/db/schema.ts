@@ -35,8 +35,6 @@ export const agents = pgTable(
     externalIssuer: text("external_issuer"),
     /** The agent's id at that portal (the `sub` of its signed tokens). */
     externalSubject: text("external_subject"),
-    /** Sessions issued before this instant are refused (set on disable and on password reset). */
-    sessionsValidFrom: timestamp("sessions_valid_from", { withTimezone: true }).notNull().defaultNow(),
     ...timestamps,
   },
   (table) => [
@@ -54,6 +52,36 @@ export const signInThrottle = pgTable("sign_in_throttle", {
   lockedUntil: timestamp("locked_until", { withTimezone: true }),
   lockouts: integer("lockouts").notNull().default(0),
 });
+
+export const sessionMethod = pgEnum("session_method", ["password", "portal", "oidc"]);
+
+/**
+ * One row per sign-in. The session cookie carries the row's id, so ending the row ends the session on every
+ * instance at once (sign-out, "sign out everywhere", disable, password reset); the idle and absolute limits are
+ * checked against `lastSeenAt` and `createdAt` on every request. Times come from the app's clock.
+ */
+export const sessions = pgTable(
+  "sessions",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    agentId: uuid("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    method: sessionMethod("method").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
+    lastSeenAt: timestamp("last_seen_at", { withTimezone: true }).notNull(),
+    endedAt: timestamp("ended_at", { withTimezone: true }),
+    /** The browser's User-Agent at sign-in (at most 255 characters), to tell an agent's devices apart. */
+    userAgent: text("user_agent"),
+  },
+  (table) => [
+    index("sessions_agent_idx").on(table.agentId),
+    index("sessions_last_seen_idx").on(table.lastSeenAt),
+  ],
+);
+
+export type SessionRow = typeof sessions.$inferSelect;
+export type SessionMethod = (typeof sessionMethod.enumValues)[number];
 
 export type Agent = typeof agents.$inferSelect;
 export type AgentRole = (typeof agentRole.enumValues)[number];

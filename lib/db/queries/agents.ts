@@ -3,9 +3,7 @@ import { asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../connection";
 import { prepared } from "../prepared";
 import { agents, type Agent, type AgentRole } from "../schema";
-
-// sessionsValidFrom is compared with the session's sign-in time, taken from the app's clock (auth.ts), so it
-// is set from the same clock rather than the database's now().
+import { endAgentSessions } from "./sessions";
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -48,7 +46,6 @@ export async function insertAgent(
       ...input,
       email: normalizeEmail(input.email),
       name: input.name.trim(),
-      sessionsValidFrom: new Date(),
     })
     .onConflictDoNothing({ target: agents.email })
     .returning();
@@ -61,22 +58,25 @@ export function listAgents(db: Database): Promise<Agent[]> {
   return db.select().from(agents).orderBy(asc(agents.email));
 }
 
-/** Disabling also ends every open session of the agent on its next request. */
+/** Disabling also ends every open session of the agent (they are refused on their next request). */
 export async function setAgentDisabled(
   db: Database,
   email: string,
   disabled: boolean,
 ): Promise<Agent | undefined> {
-  const [agent] = await db
-    .update(agents)
-    .set(
-      disabled
-        ? { disabledAt: sql`now()`, sessionsValidFrom: new Date(), updatedAt: sql`now()` }
-        : { disabledAt: null, updatedAt: sql`now()` },
-    )
-    .where(eq(agents.email, normalizeEmail(email)))
-    .returning();
-  return agent;
+  return db.transaction(async (tx) => {
+    const [agent] = await tx
+      .update(agents)
+      .set(
+        disabled
+          ? { disabledAt: sql`now()`, updatedAt: sql`now()` }
+          : { disabledAt: null, updatedAt: sql`now()` },
+      )
+      .where(eq(agents.email, normalizeEmail(email)))
+      .returning();
+    if (agent && disabled) await endAgentSessions(tx, agent.id, new Date());
+    return agent;
+  });
 }
 
 /** A new password ends the sessions opened with the old one. */
@@ -85,10 +85,13 @@ export async function setAgentPassword(
   email: string,
   passwordHash: string,
 ): Promise<Agent | undefined> {
-  const [agent] = await db
-    .update(agents)
-    .set({ passwordHash, sessionsValidFrom: new Date(), updatedAt: sql`now()` })
-    .where(eq(agents.email, normalizeEmail(email)))
-    .returning();
-  return agent;
+  return db.transaction(async (tx) => {
+    const [agent] = await tx
+      .update(agents)
+      .set({ passwordHash, updatedAt: sql`now()` })
+      .where(eq(agents.email, normalizeEmail(email)))
+      .returning();
+    if (agent) await endAgentSessions(tx, agent.id, new Date());
+    return agent;
+  });
 }

@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testDatabases } from "@/test/databases";
+import type { DatabaseHandle } from "../connection";
+import { insertAgent, setAgentDisabled, setAgentPassword } from "./agents";
+import {
+  endAgentSessions,
+  endSession,
+  findSessionAgent,
+  listOpenSessions,
+  openSession,
+  type SessionLimits,
+} from "./sessions";
+
+const MINUTE = 60_000;
+const limits: SessionLimits = { idleMs: 60 * MINUTE, absoluteMs: 12 * 60 * MINUTE };
+
+describe.each(testDatabases)("sessions on $name", ({ open }) => {
+  let handle: DatabaseHandle;
+  const start = new Date("2026-11-23T08:00:00Z");
+  const at = (minutes: number) => new Date(start.getTime() + minutes * MINUTE);
+  let agentCount = 0;
+
+  async function signedIn(minutes = 0) {
+    const email = `agent${agentCount++}@example.com`;
+    const agent = await insertAgent(handle.db, { email, name: "Ana", role: "agent", passwordHash: "x" });
+    const sessionId = await openSession(handle.db, {
+      agentId: agent.id,
+      method: "password",
+      userAgent: "Mozilla/5.0 " + "x".repeat(400),
+      now: at(minutes),
+      limits,
+    });
+    const check = (minutes: number, claims = { agentId: agent.id, sessionId }) =>
+      findSessionAgent(handle.db, { ...claims, now: at(minutes), limits });
+    return { agent, email, sessionId, check };
+  }
+
+  beforeAll(async () => {
+    handle = await open();
+  });
+  afterAll(() => handle.close());
+
+  it("finds the agent of a live session, and only with the session's own agent", async () => {
+    const { agent, check, sessionId } = await signedIn();
+    expect(await check(1)).toEqual({ id: agent.id, name: "Ana", email: agent.email, role: "agent" });
+    const other = await signedIn();
+    expect(await check(1, { agentId: other.agent.id, sessionId })).toBeUndefined();
+  });
+
+  it("ends a session left idle past the limit; one in use lives on", async () => {
+    const idle = await signedIn();
+    expect(await idle.check(61)).toBeUndefined();
+    // Refusing it did not mark it as seen: it stays dead.
+    expect(await idle.check(61.5)).toBeUndefined();
+
+    const used = await signedIn();
+    for (const minutes of [50, 100, 150, 200]) expect(await used.check(minutes)).toBeDefined();
+    expect(await used.check(261)).toBeUndefined();
+  });
+
+  it("ends a session 12 hours after sign-in however much it is used", async () => {
+    const { check } = await signedIn();
+    for (let minutes = 30; minutes < 12 * 60; minutes += 30) expect(await check(minutes)).toBeDefined();
+    expect(await check(12 * 60 + 1)).toBeUndefined();
+    expect(await check(12 * 60 + 2)).toBeUndefined();
+  });
+
+  it("ends one session at sign-out and every session on 'sign out everywhere'", async () => {
+    const first = await signedIn();
+    const second = await openSession(handle.db, {
+      agentId: first.agent.id,
+      method: "portal",
+      userAgent: null,
+      now: at(1),
+      limits,
+    });
+    await endSession(handle.db, first.sessionId, at(2));
+    expect(await first.check(3)).toBeUndefined();
+    expect(await first.check(3, { agentId: first.agent.id, sessionId: second })).toBeDefined();
+    expect(await listOpenSessions(handle.db, first.agent.id, at(3), limits)).toMatchObject([
+      { id: second, method: "portal", userAgent: null },
+    ]);
+    expect(await endAgentSessions(handle.db, first.agent.id, at(4))).toBe(1);
+    expect(await first.check(5, { agentId: first.agent.id, sessionId: second })).toBeUndefined();
+  });
+
+  it("ends every session of an agent who is disabled or gets a new password", async () => {
+    const disabled = await signedIn();
+    await setAgentDisabled(handle.db, disabled.email, true);
+    await setAgentDisabled(handle.db, disabled.email, false);
+    expect(await disabled.check(1)).toBeUndefined();
+
+    const reset = await signedIn();
+    await setAgentPassword(handle.db, reset.email, "new-hash");
+    expect(await reset.check(1)).toBeUndefined();
+  });
+
+  it("keeps the user agent short and prunes sessions nobody can use any more", async () => {
+    const { agent } = await signedIn();
+    const [row] = await listOpenSessions(handle.db, agent.id, at(1), limits);
+    expect(row!.userAgent).toHaveLength(255);
+    const ended = await signedIn();
+    await endSession(handle.db, ended.sessionId, at(1));
+    // The next sign-in, a day later, prunes every row above.
+    await signedIn(24 * 60);
+    const rows = await handle.db.query.sessions.findMany();
+    expect(rows.every((session) => session.createdAt.getTime() >= at(23 * 60).getTime())).toBe(true);
+  });
+});
