@@ -112,6 +112,14 @@ async function main() {
   };
   const nextStart = (name: string, port: number, options?: Parameters<typeof start>[3]) =>
     start(name, nextBin, ["start", "--port", String(port), "--hostname", "127.0.0.1"], options);
+  // The app as `npm start` serves it: Next.js behind scripts/server.mjs.
+  const appStart = (name: string, port: number, options?: Parameters<typeof start>[3]) =>
+    start(
+      name,
+      process.execPath,
+      ["scripts/server.mjs", "--port", String(port), "--hostname", "127.0.0.1"],
+      options,
+    );
   // What `npm start` runs the app with (scripts/start.ts).
   const appEnv = { NODE_OPTIONS: appNodeOptions(process.env.NODE_OPTIONS) };
 
@@ -120,7 +128,7 @@ async function main() {
     step("Starting the sandbox, the app, a node:http proxy and the framework floor");
     const sandboxProcess = start("sandbox", process.execPath, ["--import", "tsx", "sandbox/index.ts"]);
     await waitUntilUp(`${sandbox}/__sandbox/stats`, sandboxProcess);
-    const appProcess = nextStart("app", appPort, { extraEnv: appEnv });
+    const appProcess = appStart("app", appPort, { extraEnv: appEnv });
     const proxyProcess = start("proxy", process.execPath, [
       "--import",
       "tsx",
@@ -235,7 +243,7 @@ async function main() {
     if (postgres) {
       const postgresAppPort = await freePort();
       postgresApp = `http://127.0.0.1:${postgresAppPort}`;
-      const postgresAppProcess = nextStart("app-postgresql", postgresAppPort, {
+      const postgresAppProcess = appStart("app-postgresql", postgresAppPort, {
         extraEnv: { ...appEnv, DATABASE_URL: postgres.url, DATA_DIR: join(work, "data-postgresql") },
       });
       await waitUntilUp(`${postgresApp}/api/health`, postgresAppProcess);

@@ -33,6 +33,9 @@ describe("npm start", () => {
     ["PLANS_FILE", { PLANS_FILE: join(root, "package.json") }],
     ["PLANS_FILE", { PLANS_FILE: "/nonexistent/plans.json" }],
     ["PARTNER_CLIENT_ID", { PARTNER_API_BASE_URL: "https://provider.example" }],
+    ["PARTNER_API_BASE_URL", { PARTNER_API_BASE_URL: "http://provider.example" }],
+    ["AUTH_URL", { EMBED_ALLOWED_ORIGINS: "https://portal.example", AUTH_URL: "http://vendas.example" }],
+    ["TRUSTED_PROXIES", { TRUSTED_PROXIES: "my-proxy" }],
     [
       "AUTH_SECRET",
       {
@@ -111,10 +114,13 @@ describe("npm start", () => {
   }, 240_000);
 });
 
+const METRICS_TOKEN = "start-test-metrics-token-0123456789abcdef";
+
 async function waitForToken(url: string): Promise<{ upstream: { tokenCached: boolean; mode: string } }> {
   let health: { upstream: { tokenCached: boolean; mode: string } } | undefined;
   for (let attempt = 0; attempt < 50 && !health?.upstream.tokenCached; attempt++) {
-    health = await (await fetch(`${url}/api/health`)).json();
+    const headers = { Authorization: `Bearer ${METRICS_TOKEN}` };
+    health = await (await fetch(`${url}/api/health`, { headers })).json();
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return health!;
@@ -129,6 +135,8 @@ async function startApp(overrides: Record<string, string>) {
     PORT: String(port),
     SANDBOX_PORT: String(sandboxPort),
     DATA_DIR: mkdtempSync(join(tmpdir(), "partner-sales-start-")),
+    AUTH_URL: `http://localhost:${port}`,
+    METRICS_TOKEN,
     ...overrides,
   };
   const child = spawn(tsx, ["scripts/start.ts"], { cwd: root, env: { ...process.env, ...env } });

@@ -73,7 +73,8 @@ async function main() {
     }
   }
 
-  const app = spawn(join(root, "node_modules/.bin/next"), ["start", "--port", String(config.port)], {
+  // Next.js behind our first hop, which records each connection's peer (scripts/server.mjs).
+  const app = spawn(process.execPath, [join(root, "scripts/server.mjs"), "--port", String(config.port)], {
     cwd: root,
     stdio: ["inherit", "pipe", "pipe"],
     env: {

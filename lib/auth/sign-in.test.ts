@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDatabases } from "@/test/databases";
 import type { DatabaseHandle } from "@/lib/db/connection";
-import { findAgentByEmail, insertAgent, setAgentDisabled, setAgentPassword } from "@/lib/db/queries/agents";
+import { findAgentByEmail, insertAgent, setAgentDisabled } from "@/lib/db/queries/agents";
 import { hashPassword } from "./password";
 import { authenticateAgent } from "./sign-in";
 
@@ -34,6 +34,7 @@ describe.each(testDatabases)("sign-in on $name", ({ open }) => {
       "agents",
       "embed_token_uses",
       "sales",
+      "sessions",
       "sign_in_throttle",
     ]);
   });
@@ -122,10 +123,37 @@ describe.each(testDatabases)("sign-in on $name", ({ open }) => {
     });
   });
 
-  it("ends sessions issued before a password reset or a disable", async () => {
-    const before = await findAgentByEmail(handle.db, "ana@example.com");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    const after = await setAgentPassword(handle.db, "ana@example.com", await hashPassword("new password 1"));
-    expect(after!.sessionsValidFrom.getTime()).toBeGreaterThan(before!.sessionsValidFrom.getTime());
+  it("checks at most five of twenty wrong passwords sent at once, and the account is then locked", async () => {
+    address++;
+    await insertAgent(handle.db, {
+      email: "eva@example.com",
+      name: "eva",
+      role: "agent",
+      passwordHash: await hashPassword("correct horse"),
+    });
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => attempt("eva@example.com", "wrong", at(40))),
+    );
+    const checked = results.filter(
+      (result) => !result.ok && result.reason !== "locked" && result.reason !== "busy",
+    );
+    const busy = results.filter((result) => !result.ok && result.reason === "busy");
+    expect(checked.length + busy.length).toBeLessThanOrEqual(5);
+    expect(
+      results.filter((result) => !result.ok && result.reason === "locked").length,
+    ).toBeGreaterThanOrEqual(15);
+    expect(await attempt("eva@example.com", "correct horse", at(41))).toMatchObject({ reason: "locked" });
+  });
+
+  it("forgets a key a day after its last attempt and lock", async () => {
+    address++;
+    await attempt("nobody-at-all@example.com", "wrong", at(0));
+    const keys = async () =>
+      (await handle.db.query.signInThrottle.findMany())
+        .map((row) => row.key)
+        .filter((key) => key.includes("nobody-at-all"));
+    expect(await keys()).toHaveLength(1);
+    await attempt("someone-else@example.com", "wrong", at(25 * 60));
+    expect(await keys()).toEqual([]);
   });
 });

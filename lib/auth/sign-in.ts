@@ -3,8 +3,10 @@ import type { Database } from "@/lib/db/connection";
 import { findAgentByEmail, normalizeEmail } from "@/lib/db/queries/agents";
 import {
   clearFailures,
-  lockRemainingMs,
-  recordFailure,
+  countAttempt,
+  lockIfSpent,
+  pruneThrottle,
+  uncountAttempt,
   type ThrottlePolicy,
 } from "@/lib/db/queries/sign-in-throttle";
 import type { Agent } from "@/lib/db/schema";
@@ -40,6 +42,10 @@ export type SignInResult =
 export const accountKey = (email: string) => `account:${normalizeEmail(email)}`;
 export const addressKey = (address: string) => `address:${address}`;
 
+/**
+ * Every attempt is counted on the account and on the address before the password is checked (so twenty guesses
+ * sent at once still get at most five checks), and taken back when it succeeds or was never checked.
+ */
 export async function authenticateAgent(
   db: Database,
   credentials: { email: string; password: string; address: string },
@@ -47,31 +53,39 @@ export async function authenticateAgent(
 ): Promise<SignInResult> {
   const account = accountKey(credentials.email);
   const address = addressKey(credentials.address);
-  const keys = [account, address];
-  const locked = async (): Promise<SignInResult | undefined> => {
-    const remainingMs = await lockRemainingMs(db, keys, now);
-    return remainingMs > 0
-      ? { ok: false, reason: "locked", retryAfterSeconds: Math.ceil(remainingMs / 1000) }
-      : undefined;
-  };
+  const lockedUntil = (until: Date): SignInResult => ({
+    ok: false,
+    reason: "locked",
+    retryAfterSeconds: Math.ceil((until.getTime() - now.getTime()) / 1000),
+  });
 
-  const alreadyLocked = await locked();
-  if (alreadyLocked) return alreadyLocked;
+  await pruneThrottle(db, now);
+  const accountLock = await countAttempt(db, account, ACCOUNT_POLICY, now);
+  if (accountLock) return lockedUntil(accountLock);
+  const addressLock = await countAttempt(db, address, ADDRESS_POLICY, now);
+  if (addressLock) {
+    await uncountAttempt(db, account);
+    return lockedUntil(addressLock);
+  }
 
   const agent = await findAgentByEmail(db, credentials.email);
   let passwordMatches: boolean;
   try {
     passwordMatches = await verifyPassword(agent?.passwordHash ?? null, credentials.password);
   } catch (error) {
-    if (error instanceof QueueFullError) return { ok: false, reason: "busy" };
+    if (error instanceof QueueFullError) {
+      await Promise.all([uncountAttempt(db, account), uncountAttempt(db, address)]);
+      return { ok: false, reason: "busy" };
+    }
     throw error;
   }
   if (agent && passwordMatches && !agent.disabledAt) {
-    await clearFailures(db, account);
+    await Promise.all([clearFailures(db, account), uncountAttempt(db, address)]);
     return { ok: true, agent };
   }
 
-  await recordFailure(db, account, ACCOUNT_POLICY, now);
-  await recordFailure(db, address, ADDRESS_POLICY, now);
-  return (await locked()) ?? { ok: false, reason: "invalid" };
+  const lock =
+    (await lockIfSpent(db, account, ACCOUNT_POLICY, now)) ??
+    (await lockIfSpent(db, address, ADDRESS_POLICY, now));
+  return lock ? lockedUntil(lock) : { ok: false, reason: "invalid" };
 }

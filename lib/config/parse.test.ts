@@ -10,6 +10,7 @@ const live: RawEnv = {
   PARTNER_CLIENT_ID: "partner-a",
   PARTNER_CLIENT_SECRET: "s3cr3t-value",
   AUTH_SECRET: "a".repeat(40),
+  AUTH_URL: "https://vendas.partner.example",
 };
 
 function problemOf(env: RawEnv): ConfigError {
@@ -135,5 +136,78 @@ describe("parseConfig", () => {
     ])("rejects %j", (value) => {
       expect(problemOf({ EMBED_ALLOWED_ORIGINS: value }).variable).toBe("EMBED_ALLOWED_ORIGINS");
     });
+  });
+});
+
+describe("transport security", () => {
+  it("requires AUTH_URL in live mode", () => {
+    expect(problemOf({ ...live, AUTH_URL: undefined }).message).toBe(
+      "AUTH_URL: is required when PARTNER_API_BASE_URL is set",
+    );
+  });
+
+  it.each([
+    ["PARTNER_API_BASE_URL", { PARTNER_API_BASE_URL: "http://api.provider.example" }],
+    ["EMBED_ALLOWED_ORIGINS", { EMBED_ALLOWED_ORIGINS: "https://a.example,http://portal.example" }],
+  ])("refuses plain http for %s in live mode", (variable, env) => {
+    const problem = problemOf({ ...live, ...env });
+    expect(problem.variable).toBe(variable);
+    expect(problem.message).toMatch(/must use https outside this machine/);
+  });
+
+  it("accepts plain http on loopback, in live mode too", () => {
+    const config = parseConfig(
+      {
+        ...live,
+        PARTNER_API_BASE_URL: "http://127.0.0.1:4010",
+        EMBED_ALLOWED_ORIGINS: "http://localhost:3299",
+      },
+      root,
+    );
+    expect(config.partnerApi.baseUrl).toBe("http://127.0.0.1:4010");
+  });
+
+  it("refuses embedding when the app itself is plain http on a real host (Secure cookies would never return)", () => {
+    const problem = problemOf({
+      EMBED_ALLOWED_ORIGINS: "https://portal.example",
+      AUTH_URL: "http://vendas.example",
+    });
+    expect(problem.variable).toBe("AUTH_URL");
+    expect(parseConfig({ EMBED_ALLOWED_ORIGINS: "http://localhost:3299" }, root).publicUrl).toBe(
+      "http://localhost:3000",
+    );
+  });
+});
+
+describe("TRUSTED_PROXIES", () => {
+  it("trusts no forwarded header when unset", () => {
+    expect(parseConfig({}, root).trustedProxies).toEqual({ kind: "none" });
+  });
+
+  it("takes a hop count or addresses and networks", () => {
+    expect(parseConfig({ TRUSTED_PROXIES: "2" }, root).trustedProxies).toEqual({ kind: "hops", count: 2 });
+    expect(parseConfig({ TRUSTED_PROXIES: "10.0.0.0/8, 192.0.2.7 ,fd00::/8" }, root).trustedProxies).toEqual({
+      kind: "networks",
+      networks: [
+        { address: "10.0.0.0", prefix: 8, family: 4 },
+        { address: "192.0.2.7", prefix: 32, family: 4 },
+        { address: "fd00::", prefix: 8, family: 6 },
+      ],
+    });
+  });
+
+  it.each(["0", "11", "10.0.0.0/33", "::/129", "proxy.internal", "10.0.0.1/8/2", ","])(
+    "refuses %j",
+    (value) => {
+      expect(problemOf({ TRUSTED_PROXIES: value }).variable).toBe("TRUSTED_PROXIES");
+    },
+  );
+});
+
+describe("sessions", () => {
+  it("end after 60 idle minutes by default, or SESSION_IDLE_MINUTES, and always 12 hours after sign-in", () => {
+    expect(parseConfig({}, root).sessions).toEqual({ idleMs: 3_600_000, absoluteMs: 43_200_000 });
+    expect(parseConfig({ SESSION_IDLE_MINUTES: "15" }, root).sessions.idleMs).toBe(900_000);
+    expect(problemOf({ SESSION_IDLE_MINUTES: "0" }).variable).toBe("SESSION_IDLE_MINUTES");
   });
 });

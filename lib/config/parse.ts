@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { PlanCatalogueError, readPlanCatalogue, type Plan } from "./plans";
@@ -20,6 +21,18 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   authSecret: string | undefined;
+  /** Where people reach the app (AUTH_URL); decides the session cookies' names and flags. */
+  publicUrl: string;
+  sessions: {
+    /** A session with no request for this long has ended (SESSION_IDLE_MINUTES). */
+    idleMs: number;
+    /** A session ends this long after sign-in, however it is refreshed. */
+    absoluteMs: number;
+  };
+  /** Whose X-Forwarded-* headers are believed: none, the nearest N hops, or listed addresses and networks. */
+  trustedProxies: TrustedProxies;
+  /** Bearer token for health details (and metrics); unset = details for signed-in supervisors only. */
+  metricsToken: string | undefined;
   embed: {
     allowedOrigins: string[];
     ssoSecret: string | undefined;
@@ -29,6 +42,14 @@ export interface Config {
   /** `npm start` also appends the app's and the sandbox's log lines here. */
   logFile: string | undefined;
 }
+
+export type TrustedProxies =
+  | { kind: "none" }
+  | { kind: "hops"; count: number }
+  /** Addresses and CIDR networks, each with its IP version. */
+  | { kind: "networks"; networks: { address: string; prefix: number; family: 4 | 6 }[] };
+
+export const SESSION_MAX_AGE_MS = 12 * 60 * 60 * 1000;
 
 export const SANDBOX_DEFAULTS = {
   clientId: "sandbox-client",
@@ -103,6 +124,51 @@ function secret(env: RawEnv, name: string, requiredWhy?: string): string | undef
   return value;
 }
 
+const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/** localhost, 127.0.0.0/8 or ::1: traffic that never leaves the machine. */
+export function isLoopbackHost(hostname: string): boolean {
+  return (
+    LOOPBACK_HOSTS.has(hostname) || hostname.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/.test(hostname)
+  );
+}
+
+/** Live mode: the client secret, customer data and portal tokens never cross a network in clear text. */
+function requireHttps(name: string, url: string): void {
+  const { protocol, hostname } = new URL(url);
+  if (protocol === "http:" && !isLoopbackHost(hostname)) {
+    throw new ConfigError(name, `must use https outside this machine (got "${new URL(url).origin}")`);
+  }
+}
+
+export function parseTrustedProxies(value: string | undefined): TrustedProxies {
+  const name = "TRUSTED_PROXIES";
+  if (value === undefined) return { kind: "none" };
+  if (/^\d+$/.test(value)) {
+    const count = Number(value);
+    if (count < 1 || count > 10) throw new ConfigError(name, `a hop count is from 1 to 10 (got "${value}")`);
+    return { kind: "hops", count };
+  }
+  const networks = value
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const [address = "", prefixText, ...rest] = entry.split("/");
+      const family = isIP(address);
+      if (family === 0 || rest.length > 0 || (prefixText !== undefined && !/^\d{1,3}$/.test(prefixText))) {
+        throw new ConfigError(name, `"${entry}" is not a hop count, an IP address or a CIDR network`);
+      }
+      const bits = family === 4 ? 32 : 128;
+      const prefix = prefixText === undefined ? bits : Number(prefixText);
+      if (prefix > bits)
+        throw new ConfigError(name, `"${entry}": an IPv${family} prefix is at most /${bits}`);
+      return { address, prefix, family: family as 4 | 6 };
+    });
+  if (networks.length === 0) throw new ConfigError(name, "is empty; leave it unset to trust no proxy");
+  return { kind: "networks", networks };
+}
+
 const originSchema = z.url({ protocol: /^https?$/ });
 
 export function parseOrigins(name: string, value: string | undefined): string[] {
@@ -138,11 +204,26 @@ function plansFrom(env: RawEnv, mode: Config["mode"], cwd: string): Plan[] | nul
   }
 }
 
+function publicUrlFrom(env: RawEnv, app: { mode: Config["mode"]; port: number; embedded: boolean }): string {
+  // Live, the app is behind a real name (and TLS): Auth.js and the session cookies must know it, not guess it.
+  if (app.mode === "live") required(env, "AUTH_URL", "when PARTNER_API_BASE_URL is set");
+  const publicUrl = httpUrl(env, "AUTH_URL") ?? `http://localhost:${app.port}`;
+  // Inside a portal the session cookie must be Secure, and browsers drop Secure cookies set over plain http
+  // (loopback aside): every sign-in would silently fail.
+  if (app.embedded) requireHttps("AUTH_URL", publicUrl);
+  return publicUrl;
+}
+
 export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
   const liveBaseUrl = httpUrl(env, "PARTNER_API_BASE_URL");
   const mode = liveBaseUrl ? "live" : "sandbox";
   const sandboxPort = integer(env, "SANDBOX_PORT", SANDBOX_DEFAULTS.port, 1, 65535);
   const liveOnly = "when PARTNER_API_BASE_URL is set";
+
+  if (mode === "live") requireHttps("PARTNER_API_BASE_URL", liveBaseUrl!);
+  const port = integer(env, "PORT", 3000, 1, 65535);
+  const allowedOrigins = parseOrigins("EMBED_ALLOWED_ORIGINS", text(env, "EMBED_ALLOWED_ORIGINS"));
+  if (mode === "live") for (const origin of allowedOrigins) requireHttps("EMBED_ALLOWED_ORIGINS", origin);
 
   const databaseUrl = text(env, "DATABASE_URL");
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -172,11 +253,18 @@ export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
     databaseUrl,
     dataDir: resolve(cwd, text(env, "DATA_DIR") ?? ".data"),
     authSecret: secret(env, "AUTH_SECRET", mode === "live" ? liveOnly : undefined),
+    publicUrl: publicUrlFrom(env, { mode, port, embedded: allowedOrigins.length > 0 }),
+    sessions: {
+      idleMs: integer(env, "SESSION_IDLE_MINUTES", 60, 1, 720) * 60_000,
+      absoluteMs: SESSION_MAX_AGE_MS,
+    },
+    trustedProxies: parseTrustedProxies(text(env, "TRUSTED_PROXIES")),
+    metricsToken: secret(env, "METRICS_TOKEN"),
     embed: {
-      allowedOrigins: parseOrigins("EMBED_ALLOWED_ORIGINS", text(env, "EMBED_ALLOWED_ORIGINS")),
+      allowedOrigins,
       ssoSecret: secret(env, "EMBED_SSO_SECRET"),
     },
-    port: integer(env, "PORT", 3000, 1, 65535),
+    port,
     sandboxPort,
     logFile: text(env, "LOG_FILE") ? resolve(cwd, text(env, "LOG_FILE")!) : undefined,
   };
