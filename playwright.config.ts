@@ -7,6 +7,7 @@ import {
   E2E_PORTS,
   E2E_UPSTREAM_TIMEOUT_MS,
   EMBED_SSO_SECRET,
+  E2E_METRICS_TOKEN,
 } from "./e2e/support/environment";
 
 export default defineConfig({
@@ -57,6 +58,7 @@ export default defineConfig({
       PARTNER_API_TIMEOUT_MS: String(E2E_UPSTREAM_TIMEOUT_MS),
       EMBED_ALLOWED_ORIGINS: ALLOWED_PORTAL,
       EMBED_SSO_SECRET,
+      METRICS_TOKEN: E2E_METRICS_TOKEN,
       PARTNER_API_BASE_URL: "",
       DATABASE_URL: "",
     },

@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "./fixtures";
-import { DEMO_AGENT, E2E_DATA_DIR } from "./support/environment";
+import { signInElsewhere } from "./pages/sign-in-page";
+import { DEMO_AGENT, E2E_DATA_DIR, E2E_METRICS_TOKEN } from "./support/environment";
 
 test("the home page is the app, in Portuguese, with its header", async ({ page, signInPage }) => {
   await page.goto("/");
@@ -12,13 +13,28 @@ test("the home page is the app, in Portuguese, with its header", async ({ page, 
   await expect(page.getByRole("heading", { level: 1, name: "Nova venda" })).toBeVisible();
 });
 
-test("the health endpoint answers without secrets", async ({ request }) => {
+test("the health endpoint tells anyone only ok; operators and supervisors get the details", async ({
+  request,
+  browser,
+}) => {
   const response = await request.get("/api/health");
   expect(response.status()).toBe(200);
   expect(response.headers()["cache-control"]).toContain("no-store");
-  const text = await response.text();
-  expect(JSON.parse(text)).toMatchObject({ status: "ok", db: "ok" });
+  expect(await response.json()).toEqual({ status: "ok" });
+  const wrongToken = await request.get("/api/health", { headers: { Authorization: "Bearer not-the-token" } });
+  expect(await wrongToken.json()).toEqual({ status: "ok" });
+
+  const operator = await request.get("/api/health", {
+    headers: { Authorization: `Bearer ${E2E_METRICS_TOKEN}` },
+  });
+  const text = await operator.text();
+  expect(JSON.parse(text)).toMatchObject({ status: "ok", db: "ok", upstream: { mode: "sandbox" } });
   expect(text).not.toContain("sandbox-secret");
+
+  const supervisor = await signInElsewhere(browser, "supervisor@demo.local", DEMO_AGENT.password);
+  await expect(supervisor.getByRole("heading", { level: 1, name: "Nova venda" })).toBeVisible();
+  expect(await (await supervisor.request.get("/api/health")).json()).toMatchObject({ db: "ok" });
+  await supervisor.context().close();
 });
 
 test("the favicon is served", async ({ request }) => {

@@ -5,16 +5,20 @@ import { E2E_DATA_DIR } from "./environment";
 
 const root = join(import.meta.dirname, "../..");
 
-/** Runs `npm run agents -- …` against the running e2e app's data directory (through its socket). */
+/**
+ * Runs `npm run agents -- …` against the running e2e app's data directory (through its socket), or against the
+ * database `env` names (another instance's PostgreSQL).
+ */
 export function agentsCli(
   args: string[],
+  env: Record<string, string> = {},
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const child = spawn(
     join(root, "node_modules/.bin/tsx"),
     ["--conditions=react-server", "scripts/agents.ts", ...args],
     {
       cwd: root,
-      env: { ...process.env, PARTNER_API_BASE_URL: "", DATABASE_URL: "", DATA_DIR: E2E_DATA_DIR },
+      env: { ...process.env, PARTNER_API_BASE_URL: "", DATABASE_URL: "", DATA_DIR: E2E_DATA_DIR, ...env },
     },
   );
   let stdout = "";
@@ -30,23 +34,19 @@ export interface TestAgent {
   name: string;
 }
 
-export async function createAgent(role: "agent" | "supervisor" = "agent"): Promise<TestAgent> {
+export async function createAgent(
+  role: "agent" | "supervisor" = "agent",
+  env: Record<string, string> = {},
+): Promise<TestAgent> {
   const agent = {
     email: `e2e-${randomUUID().slice(0, 8)}@example.com`,
     password: "senha-de-teste-123",
     name: "Agente Teste",
   };
-  const result = await agentsCli([
-    "add",
-    "--email",
-    agent.email,
-    "--name",
-    agent.name,
-    "--role",
-    role,
-    "--password",
-    agent.password,
-  ]);
+  const result = await agentsCli(
+    ["add", "--email", agent.email, "--name", agent.name, "--role", role, "--password", agent.password],
+    env,
+  );
   if (result.status !== 0) throw new Error(`agents add failed: ${result.stderr}`);
   return agent;
 }

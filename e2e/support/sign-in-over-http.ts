@@ -1,0 +1,61 @@
+import { request as httpRequest } from "node:http";
+
+interface Answer {
+  status: number;
+  location: string | undefined;
+  setCookies: string[];
+  body: string;
+}
+
+/** One HTTP exchange from a chosen loopback source address (127.0.0.0/8 is all this machine's). */
+function exchange(
+  url: string,
+  options: { method: "GET" | "POST"; headers: Record<string, string>; body?: string; localAddress: string },
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      url,
+      { method: options.method, headers: options.headers, localAddress: options.localAddress },
+      (response) => {
+        let body = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk: string) => (body += chunk));
+        response.on("end", () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            location: response.headers.location,
+            setCookies: response.headers["set-cookie"] ?? [],
+            body,
+          }),
+        );
+      },
+    );
+    request.on("error", reject);
+    request.end(options.body);
+  });
+}
+
+export type SignInOutcome = "signed-in" | "invalid" | "locked";
+
+/**
+ * A password sign-in straight through Auth.js's endpoints, as a script would send it: from `localAddress` (the
+ * socket's peer the app sees) with whatever extra headers (a forged or a proxy's X-Forwarded-For).
+ */
+export async function signInOverHttp(
+  baseUrl: string,
+  credentials: { email: string; password: string },
+  { localAddress, headers = {} }: { localAddress: string; headers?: Record<string, string> },
+): Promise<SignInOutcome> {
+  const csrf = await exchange(`${baseUrl}/api/auth/csrf`, { method: "GET", headers, localAddress });
+  const { csrfToken } = JSON.parse(csrf.body) as { csrfToken: string };
+  const cookie = csrf.setCookies.map((setCookie) => setCookie.split(";")[0]).join("; ");
+  const answer = await exchange(`${baseUrl}/api/auth/callback/credentials`, {
+    method: "POST",
+    headers: { ...headers, cookie, "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ ...credentials, csrfToken }).toString(),
+    localAddress,
+  });
+  const location = answer.location ?? "";
+  if (!location.includes("error=")) return "signed-in";
+  return new URL(location, baseUrl).searchParams.get("code")?.startsWith("locked") ? "locked" : "invalid";
+}
