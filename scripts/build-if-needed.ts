@@ -11,7 +11,7 @@ const SOURCES = [
   "auth.ts",
   "proxy.ts",
   "instrumentation.ts",
-  "next.config.mjs",
+  "next.config.ts",
   "tailwind.config.ts",
   "postcss.config.mjs",
   "tsconfig.json",

@@ -23,7 +23,7 @@ const post = (body: ReadableStream<Uint8Array> | string, headers: Record<string,
 
 describe("the body limits", () => {
   it("give Next.js the server action limit lib/http/read-body.ts enforces", async () => {
-    const configFile = pathToFileURL(join(process.cwd(), "next.config.mjs")).href;
+    const configFile = pathToFileURL(join(process.cwd(), "next.config.ts")).href;
     const { default: nextConfig } = (await import(configFile)) as { default: NextConfig };
     expect(nextConfig.experimental?.serverActions?.bodySizeLimit).toBe(BODY_LIMITS.serverAction);
     expect(nextConfig.experimental?.proxyClientMaxBodySize).toBe(BODY_LIMITS.serverAction + 1);

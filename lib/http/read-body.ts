@@ -5,7 +5,7 @@ export const BODY_LIMITS = {
   sale: 16 * 1024,
   embedSession: 16 * 1024,
   auth: 8 * 1024,
-  /** Server actions (the sale form, sign-in, settling a sale): next.config.mjs gives Next.js the same number. */
+  /** Server actions (the sale form, sign-in, settling a sale): next.config.ts gives Next.js the same number. */
   serverAction: 32 * 1024,
 } as const;
 
