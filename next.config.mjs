@@ -1,6 +1,31 @@
 // The largest server action body (the sale form is about 2 kB): BODY_LIMITS.serverAction in lib/http/read-body.ts.
 const SERVER_ACTION_BODY_LIMIT = 32 * 1024;
 
+// Static answers' headers (what proxy.ts does not see). Pages and JSON get theirs per response from
+// lib/http/security-headers.ts, whose values these repeat: lib/http/security-headers.test.ts holds them together.
+const BASELINE_HEADERS = {
+  // Under everything, for answers no code of ours writes (a route handler's 405, a crash's 500).
+  "Referrer-Policy": "same-origin",
+  "X-Content-Type-Options": "nosniff",
+};
+// Next.js's hashed build files: loaded only by the app's own pages.
+const STATIC_ASSET_HEADERS = {
+  "Cross-Origin-Resource-Policy": "same-origin",
+  "X-Content-Type-Options": "nosniff",
+};
+// public/embed.js, which partner portals load from their own origin: any origin may load it, also with
+// `crossorigin` and an `integrity` hash (CORS without credentials: the same public file for everyone). Its
+// address is not content-hashed, so caches keep it five minutes and then revalidate (ETag).
+const EMBED_SCRIPT_HEADERS = {
+  "Access-Control-Allow-Origin": "*",
+  "Cache-Control": "public, max-age=300",
+  "Cross-Origin-Resource-Policy": "cross-origin",
+  "X-Content-Type-Options": "nosniff",
+};
+
+/** @param {Record<string, string>} headers */
+const asHeaderList = (headers) => Object.entries(headers).map(([key, value]) => ({ key, value }));
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   poweredByHeader: false,
@@ -17,13 +42,9 @@ const nextConfig = {
   },
   async headers() {
     return [
-      {
-        source: "/:path*",
-        headers: [
-          { key: "X-Content-Type-Options", value: "nosniff" },
-          { key: "Referrer-Policy", value: "same-origin" },
-        ],
-      },
+      { source: "/:path*", headers: asHeaderList(BASELINE_HEADERS) },
+      { source: "/_next/:path*", headers: asHeaderList(STATIC_ASSET_HEADERS) },
+      { source: "/embed.js", headers: asHeaderList(EMBED_SCRIPT_HEADERS) },
     ];
   },
 };

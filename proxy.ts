@@ -1,19 +1,38 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { SESSION_COOKIE_NAMES } from "@/lib/auth/session-cookie";
 import { getConfig } from "@/lib/env";
-import { frameAncestors } from "@/lib/framing";
+import { isHttpsRequest } from "@/lib/http/forwarded";
 import { errorResponse } from "@/lib/http/json";
 import { BODY_LIMITS, declaresTooLarge } from "@/lib/http/read-body";
+import { createNonce, documentSecurityHeaders, transportSecurityHeaders } from "@/lib/http/security-headers";
+import type { ErrorCode } from "@/lib/errors";
 
-// Optimistic only: no session cookie at all means "go sign in". The real check (signature, expiry, a disabled
-// agent) happens in lib/dal on every page, action and route handler.
+// Optimistic only: no session cookie at all means "go sign in". The real check (the cookie, its live session row,
+// the agent) happens in lib/dal on every page, action and route handler.
 const SIGNED_IN_AREAS = [/^\/$/, /^\/sales(\/|$)/];
 
+function refuse(code: ErrorCode, https: boolean): Response {
+  const response = errorResponse(code);
+  for (const [name, value] of Object.entries(transportSecurityHeaders(https))) {
+    response.headers.set(name, value);
+  }
+  return response;
+}
+
 export function proxy(request: NextRequest) {
+  const https = isHttpsRequest(request.headers);
   // What posts to a page is a server action, whose body browsers always send with its length: a body declared
   // larger than any action takes is refused unread, and one of undeclared length (chunked) is refused too.
-  if (declaresTooLarge(request.headers, BODY_LIMITS.serverAction)) return errorResponse("payload_too_large");
-  if (request.headers.has("transfer-encoding")) return errorResponse("length_required");
+  if (declaresTooLarge(request.headers, BODY_LIMITS.serverAction)) return refuse("payload_too_large", https);
+  if (request.headers.has("transfer-encoding")) return refuse("length_required", https);
+  // Set here, not in next.config.mjs: the allowed portals are read at run time, and the nonce is per response.
+  const security = documentSecurityHeaders({
+    nonce: createNonce(),
+    allowedOrigins: getConfig().embed.allowedOrigins,
+    https,
+    // Replaced when Next.js builds: a property of the build, not configuration.
+    development: process.env.NODE_ENV === "development",
+  });
   const { pathname, search } = request.nextUrl;
   const needsSession = SIGNED_IN_AREAS.some((area) => area.test(pathname));
   let response: NextResponse;
@@ -22,16 +41,19 @@ export function proxy(request: NextRequest) {
     if (pathname !== "/" || search) signIn.searchParams.set("callbackUrl", `${pathname}${search}`);
     response = NextResponse.redirect(signIn);
   } else {
-    response = NextResponse.next();
+    // Next.js reads the nonce from the request's policy and stamps it on its own scripts: every page renders
+    // per request for that (app/layout.tsx). Whatever policy the client sent is replaced.
+    const forwarded = new Headers(request.headers);
+    forwarded.set("Content-Security-Policy", security["Content-Security-Policy"]);
+    response = NextResponse.next({ request: { headers: forwarded } });
   }
-  // Set here, not in next.config.mjs, because the allowed portals are configuration read at run time.
-  response.headers.set("Content-Security-Policy", frameAncestors(getConfig().embed.allowedOrigins));
+  for (const [name, value] of Object.entries(security)) response.headers.set(name, value);
   return response;
 }
 
 export const config = {
-  // Not static files, and not our JSON routes and Auth.js's, which read their bodies within their own limits as
-  // the bytes arrive (Next.js buffers a copy of every body the proxy sees) and set the framing policy themselves.
-  // Everything else, any 404 included, still passes here.
-  matcher: ["/((?!_next/static|_next/image|api/(?:sales|health|embed/session)$|api/auth/).*)"],
+  // Not static files (next.config.mjs gives them their headers), and not our JSON routes and Auth.js's, which
+  // read their bodies within their own limits as the bytes arrive (Next.js buffers a copy of every body the proxy
+  // sees) and set their security headers themselves. Everything else, any 404 included, still passes here.
+  matcher: ["/((?!_next/static|_next/image|embed\\.js$|api/(?:sales|health|embed/session)$|api/auth/).*)"],
 };

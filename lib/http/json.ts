@@ -1,22 +1,22 @@
 import { errorBody, httpStatusFor, RETRY_AFTER_SECONDS, type ErrorCode } from "@/lib/errors";
 import { getConfig } from "@/lib/env";
-import { frameAncestors } from "@/lib/framing";
+import { jsonSecurityHeaders } from "@/lib/http/security-headers";
 
 /**
- * A JSON answer no cache may keep: every API answer here is about one person's session or sale. It carries the
- * framing policy itself, because the proxy (proxy.ts) skips these routes: on the path of every sale it cost
+ * A JSON answer no cache may keep: every API answer here is about one person's session or sale. It carries its
+ * security headers itself, because the proxy (proxy.ts) skips these routes: on the path of every sale it cost
  * more than its redirect logic, which only pages need.
  */
 export function noStoreJson(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return Response.json(body, {
     status,
-    headers: { "Cache-Control": "no-store", ...framingPolicy(), ...headers },
+    headers: { "Cache-Control": "no-store", ...apiSecurityHeaders(), ...headers },
   });
 }
 
-/** Who may frame the answer: for routes the proxy does not see. */
-export function framingPolicy(): Record<string, string> {
-  return { "Content-Security-Policy": frameAncestors(getConfig().embed.allowedOrigins) };
+/** For the non-HTML answers of routes the proxy does not see. */
+export function apiSecurityHeaders(): Record<string, string> {
+  return jsonSecurityHeaders({ allowedOrigins: getConfig().embed.allowedOrigins });
 }
 
 /** The one error answer: the code's status and the JSON error body, with `Retry-After` on every 503. */

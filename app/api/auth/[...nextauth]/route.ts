@@ -1,19 +1,36 @@
 import { NextRequest } from "next/server";
 import { handlers } from "@/auth";
-import { errorResponse, framingPolicy } from "@/lib/http/json";
+import { getConfig } from "@/lib/env";
+import { isHttpsRequest } from "@/lib/http/forwarded";
+import { apiSecurityHeaders, errorResponse } from "@/lib/http/json";
 import { BODY_LIMITS, isJsonContentType, mediaTypeOf, readBoundedBody } from "@/lib/http/read-body";
+import { createNonce, documentSecurityHeaders, transportSecurityHeaders } from "@/lib/http/security-headers";
 
 const FORM = "application/x-www-form-urlencoded";
 
-// A copy, because a redirect's headers may be immutable.
-function withFramingPolicy(response: Response): Response {
-  const framed = new Response(response.body, response);
-  for (const [name, value] of Object.entries(framingPolicy())) framed.headers.set(name, value);
-  return framed;
+/**
+ * The proxy does not see these routes, so their answers get their security headers here. Most are JSON or
+ * redirects; the few HTML pages Auth.js still renders itself (the sign-out confirmation at GET /api/auth/signout)
+ * get the page policy, with a nonce nothing on them carries: they run no script, and their inline style is
+ * refused, which leaves a plain but working form. A copy, because a redirect's headers may be immutable.
+ */
+function withSecurityHeaders(request: NextRequest, response: Response): Response {
+  const secured = new Response(response.body, response);
+  const https = isHttpsRequest(request.headers);
+  const headers =
+    mediaTypeOf(response.headers.get("content-type")) === "text/html"
+      ? documentSecurityHeaders({
+          nonce: createNonce(),
+          allowedOrigins: getConfig().embed.allowedOrigins,
+          https,
+        })
+      : { ...apiSecurityHeaders(), ...transportSecurityHeaders(https) };
+  for (const [name, value] of Object.entries(headers)) secured.headers.set(name, value);
+  return secured;
 }
 
 export async function GET(request: NextRequest) {
-  return withFramingPolicy(await handlers.GET(request));
+  return withSecurityHeaders(request, await handlers.GET(request));
 }
 
 /**
@@ -32,5 +49,5 @@ export async function POST(request: NextRequest) {
     headers: request.headers,
     body: body.value,
   });
-  return withFramingPolicy(await handlers.POST(bounded));
+  return withSecurityHeaders(request, await handlers.POST(bounded));
 }
