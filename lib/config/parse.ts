@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { z } from "zod";
 import { PlanCatalogueError, readPlanCatalogue, type Plan } from "./plans";
+import { parseEmbedPortals, PortalConfigError, type EmbedPortal } from "./portals";
 
 export type RawEnv = Readonly<Record<string, string | undefined>>;
 
@@ -22,7 +23,8 @@ export interface Config {
   authSecret: string | undefined;
   embed: {
     allowedOrigins: string[];
-    ssoSecret: string | undefined;
+    /** The portals whose signed tokens sign agents in; empty = sign-in by portal token is off. */
+    portals: EmbedPortal[];
   };
   port: number;
   sandboxPort: number;
@@ -127,6 +129,22 @@ export function parseOrigins(name: string, value: string | undefined): string[] 
     });
 }
 
+function embedFrom(env: RawEnv, cwd: string): Config["embed"] {
+  const allowedOrigins = parseOrigins("EMBED_ALLOWED_ORIGINS", text(env, "EMBED_ALLOWED_ORIGINS"));
+  const portalsFile = text(env, "EMBED_PORTALS_FILE");
+  try {
+    const portals = parseEmbedPortals({
+      portalsFile: portalsFile && resolve(cwd, portalsFile),
+      ssoSecret: text(env, "EMBED_SSO_SECRET"),
+      allowedOrigins,
+    });
+    return { allowedOrigins, portals };
+  } catch (error) {
+    if (error instanceof PortalConfigError) throw new ConfigError(error.variable, error.message);
+    throw error;
+  }
+}
+
 function plansFrom(env: RawEnv, mode: Config["mode"], cwd: string): Plan[] | null {
   const file = text(env, "PLANS_FILE") ?? (mode === "sandbox" ? SANDBOX_DEFAULTS.plansFile : undefined);
   if (!file) return null;
@@ -172,10 +190,7 @@ export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
     databaseUrl,
     dataDir: resolve(cwd, text(env, "DATA_DIR") ?? ".data"),
     authSecret: secret(env, "AUTH_SECRET", mode === "live" ? liveOnly : undefined),
-    embed: {
-      allowedOrigins: parseOrigins("EMBED_ALLOWED_ORIGINS", text(env, "EMBED_ALLOWED_ORIGINS")),
-      ssoSecret: secret(env, "EMBED_SSO_SECRET"),
-    },
+    embed: embedFrom(env, cwd),
     port: integer(env, "PORT", 3000, 1, 65535),
     sandboxPort,
     logFile: text(env, "LOG_FILE") ? resolve(cwd, text(env, "LOG_FILE")!) : undefined,
