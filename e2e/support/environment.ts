@@ -11,4 +11,3 @@ export const E2E_UPSTREAM_TIMEOUT_MS = 3_000;
 /** A stand-in partner portal on another origin (127.0.0.1 vs localhost): one allowed to frame the app, one not. */
 export const PORTAL_PORTS = { allowed: 3299, other: 3298 } as const;
 export const ALLOWED_PORTAL = `http://127.0.0.1:${PORTAL_PORTS.allowed}`;
-export const EMBED_SSO_SECRET = "e2e-embed-sso-secret-0123456789abcdef";
