@@ -87,11 +87,11 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
       async authorize(raw) {
         const { embed } = getConfig();
         const token = typeof raw?.token === "string" ? raw.token : "";
-        if (!embed.ssoSecret) throw new EmbedTokenError("sso-off");
+        if (embed.portals.length === 0) throw new EmbedTokenError("sso-off");
         if (!token) throw new EmbedTokenError("invalid");
-        const result = await signInWithEmbedToken(await getDb(), token, embed.ssoSecret);
+        const result = await signInWithEmbedToken(await getDb(), token, embed.portals);
         if (!result.ok) {
-          log.warn("auth.embed_sign_in_refused", { reason: result.problem });
+          log.warn("auth.embed_sign_in_refused", { reason: result.problem, detail: result.detail });
           throw new EmbedTokenError(result.problem);
         }
         log.info("auth.embed_sign_in", { agentId: result.agent.id });

@@ -6,9 +6,9 @@ import {
   E2E_LOG_FILE,
   E2E_PORTS,
   E2E_UPSTREAM_TIMEOUT_MS,
-  EMBED_SSO_SECRET,
   E2E_METRICS_TOKEN,
 } from "./e2e/support/environment";
+import { writePortalsFile } from "./e2e/support/portal-keys";
 
 export default defineConfig({
   testDir: "e2e",
@@ -57,7 +57,8 @@ export default defineConfig({
       LOG_FILE: E2E_LOG_FILE,
       PARTNER_API_TIMEOUT_MS: String(E2E_UPSTREAM_TIMEOUT_MS),
       EMBED_ALLOWED_ORIGINS: ALLOWED_PORTAL,
-      EMBED_SSO_SECRET,
+      EMBED_PORTALS_FILE: writePortalsFile(import.meta.dirname),
+      EMBED_SSO_SECRET: "",
       METRICS_TOKEN: E2E_METRICS_TOKEN,
       PARTNER_API_BASE_URL: "",
       DATABASE_URL: "",

@@ -1,10 +1,15 @@
 import type { Server } from "node:http";
 import type { Frame, Page } from "@playwright/test";
+import { userMessageFor, type ErrorCode } from "../lib/errors";
 import { expect, test } from "./fixtures";
-import { ALLOWED_PORTAL, PORTAL_PORTS } from "./support/environment";
+import { ALLOWED_PORTAL, E2E_PORTS, PORTAL_PORTS } from "./support/environment";
 import { signEmbedToken, startPortal } from "./support/portal";
+import { OTHER_PORTAL, PORTAL } from "./support/portal-keys";
 import { formatCpf, freshCpf, sandboxControl } from "./support/sandbox";
 import { parsePolicy } from "./support/security-headers";
+
+const APP = `http://localhost:${E2E_PORTS.app}`;
+const OTHER_ORIGIN = `http://127.0.0.1:${PORTAL_PORTS.other}`;
 
 let portals: Server[] = [];
 
@@ -16,22 +21,50 @@ test.afterAll(async () => {
 });
 test.beforeEach(() => sandboxControl("POST", "reset"));
 
+/** What e2e/support/portal.ts's page keeps on its window. */
+interface PortalWindow {
+  events: { type: string; code?: string }[];
+  messages: { origin: string; data: { type?: string; code?: string } }[];
+  tokenRequests: number;
+  frameLoads?: number;
+  giveToken: (token: string) => void;
+  mountPartnerSales: (options: unknown) => void;
+  addFrame: (src: string) => Promise<void>;
+  handle: { prefill: (fields: unknown) => void };
+}
+
 async function mountInPortal(page: Page, portal: string, options: Record<string, unknown>) {
   await page.goto(`${portal}/`);
   await page.evaluate(
-    (mountOptions) =>
-      (window as unknown as { mountPartnerSales: (o: unknown) => void }).mountPartnerSales(mountOptions),
+    (mountOptions) => (window as unknown as PortalWindow).mountPartnerSales(mountOptions),
     options,
   );
   return page.frameLocator("#partner-sales iframe");
 }
 
-const events = (page: Page) =>
-  page.evaluate(() => (window as unknown as { events: { type: string }[] }).events);
+const events = (page: Page) => page.evaluate(() => (window as unknown as PortalWindow).events);
 
-test("a portal mounts the app with a signed token: signed in, prefilled, sale accepted, event received", async ({
-  page,
-}) => {
+const appFrame = (page: Page): Frame => page.frames().find((each) => each.url().startsWith(`${APP}/embed`))!;
+
+/** Every request the browser makes, from every page and frame, with its body. */
+function recordRequests(page: Page) {
+  const requests: { method: string; url: string; body: string }[] = [];
+  page
+    .context()
+    .on("request", (request) =>
+      requests.push({ method: request.method(), url: request.url(), body: request.postData() ?? "" }),
+    );
+  return {
+    requests,
+    carrying: (token: string) =>
+      requests
+        .filter(({ url, body }) => url.includes(token) || body.includes(token))
+        .map(({ method, url }) => `${method} ${new URL(url).pathname}`),
+    exchanges: () => requests.filter(({ url }) => new URL(url).pathname === "/api/embed/session"),
+  };
+}
+
+function recordSessionCookies(page: Page): string[] {
   const cookies: string[] = [];
   page.on("response", async (response) => {
     for (const header of await response.headersArray()) {
@@ -40,6 +73,14 @@ test("a portal mounts the app with a signed token: signed in, prefilled, sale ac
       }
     }
   });
+  return cookies;
+}
+
+test("a portal mounts the app with a signed token: signed in, prefilled, sale accepted, event received", async ({
+  page,
+}) => {
+  const recorded = recordRequests(page);
+  const cookies = recordSessionCookies(page);
   const token = await signEmbedToken({
     name: "Paula Portal",
     prefill: {
@@ -78,18 +119,17 @@ test("a portal mounts the app with a signed token: signed in, prefilled, sale ac
     expect(cookie).toMatch(/;\s*Secure/i);
     expect(cookie).toMatch(/;\s*Partitioned/i);
   }
-  const frameUrl =
-    page
-      .frames()
-      .find((each: Frame) => each.url().includes("/embed"))
-      ?.url() ?? "";
-  expect(frameUrl).not.toContain("token=");
+  // The token (or its signature alone) is in no address the page or the frame loaded: it went once, in the
+  // body of the exchange.
+  expect(recorded.requests.length).toBeGreaterThan(5);
+  expect(recorded.carrying(token)).toEqual(["POST /api/embed/session"]);
+  const signature = token.split(".")[2]!;
+  expect(recorded.requests.filter(({ url }) => url.includes(signature))).toEqual([]);
+  expect(appFrame(page).url()).toBe(`${APP}/embed?status=signed-in`);
 
   // The next customer's prefill waits for "Nova venda": it never rewrites the sale just confirmed.
   await page.evaluate(() =>
-    (window as unknown as { handle: { prefill: (f: unknown) => void } }).handle.prefill({
-      customerName: "Próxima Cliente",
-    }),
+    (window as unknown as PortalWindow).handle.prefill({ customerName: "Próxima Cliente" }),
   );
   await page.waitForTimeout(300);
   await expect(frame.getByLabel("Nome completo")).toHaveValue("Cliente Prefill");
@@ -98,45 +138,157 @@ test("a portal mounts the app with a signed token: signed in, prefilled, sale ac
   await expect(frame.getByLabel("CPF")).toHaveValue("");
 });
 
-test("a token opened outside the portal's frame signs nobody in", async ({ page }) => {
-  await page.goto(`/embed?token=${await signEmbedToken()}`);
-  await expect(page.getByRole("main").getByRole("alert")).toHaveText(
-    "Este acesso só funciona dentro do portal do parceiro. Abra a venda novamente pelo portal.",
-  );
-  await page.goto("/");
-  await expect(page).toHaveURL(/\/sign-in/);
+test("the token may come from a function, asked for when the frame is ready", async ({ page }) => {
+  const recorded = recordRequests(page);
+  const frame = await mountInPortal(page, ALLOWED_PORTAL, { deferToken: true });
+  await expect.poll(() => page.evaluate(() => (window as unknown as PortalWindow).tokenRequests)).toBe(1);
+  await expect(frame.getByRole("status")).toHaveText("Entrando…");
+  const token = await signEmbedToken();
+  await page.evaluate((fresh) => (window as unknown as PortalWindow).giveToken(fresh), token);
+  await expect(frame.getByLabel("CPF")).toBeVisible();
+  expect(recorded.carrying(token)).toEqual(["POST /api/embed/session"]);
 });
 
-test("a page on an origin not in the list cannot show the app", async ({ page }) => {
-  const frame = await mountInPortal(page, `http://127.0.0.1:${PORTAL_PORTS.other}`, {
-    token: await signEmbedToken(),
+test("only the page framing the app hands it a token: another frame on that page is ignored, whatever its origin", async ({
+  page,
+}) => {
+  const recorded = recordRequests(page);
+  await page.goto(`${ALLOWED_PORTAL}/`);
+  await page.evaluate(
+    ([other, same]) =>
+      Promise.all([
+        (window as unknown as PortalWindow).addFrame(other!),
+        (window as unknown as PortalWindow).addFrame(same!),
+      ]),
+    [`${OTHER_ORIGIN}/other-frame`, `${ALLOWED_PORTAL}/other-frame`],
+  );
+  await page.evaluate(() => (window as unknown as PortalWindow).mountPartnerSales({ deferToken: true }));
+  // The frame asked for its token, so it is listening.
+  await expect.poll(() => page.evaluate(() => (window as unknown as PortalWindow).tokenRequests)).toBe(1);
+  const app = appFrame(page);
+  await app.evaluate(() => {
+    const seen: unknown[] = [];
+    (window as unknown as { seen: unknown[] }).seen = seen;
+    window.addEventListener("message", (event) => seen.push(event.data));
   });
-  await page.waitForTimeout(1_500);
-  await expect(frame.getByLabel("CPF")).toHaveCount(0);
-  await expect(frame.getByText("Entrando")).toHaveCount(0);
-});
 
-test("expired, replayed and wrongly signed tokens each say so and sign nobody in", async ({ page }) => {
-  const expired = await signEmbedToken({}, { issuedAt: Math.floor(Date.now() / 1000) - 600, lifetime: 300 });
-  let frame = await mountInPortal(page, ALLOWED_PORTAL, { token: expired });
-  await expect(frame.getByRole("main").getByRole("alert")).toHaveText(
-    "O acesso expirou. Abra a venda novamente pelo portal.",
+  // Genuine tokens of the portal, posted from a frame of another origin and from a sibling frame of the portal's
+  // own origin: neither is window.parent.
+  const intruding = [await signEmbedToken(), await signEmbedToken()];
+  const others = page.frames().filter((each) => each.url().endsWith("/other-frame"));
+  expect(others.map((each) => new URL(each.url()).origin).sort()).toEqual(
+    [ALLOWED_PORTAL, OTHER_ORIGIN].sort(),
   );
-
-  const forged = await signEmbedToken({}, { secret: "not-the-portal-secret-but-long-enough-0000" });
-  frame = await mountInPortal(page, ALLOWED_PORTAL, { token: forged });
-  await expect(frame.getByRole("main").getByRole("alert")).toHaveText(/a assinatura do portal não confere/);
+  await Promise.all(
+    others.map((other, index) =>
+      other.evaluate(
+        (token) => (window as unknown as { postToken: (t: string) => void }).postToken(token),
+        intruding[index]!,
+      ),
+    ),
+  );
+  // Both were delivered; the app's own listener, added first, has seen them too.
+  await expect.poll(() => app.evaluate(() => (window as unknown as { seen: unknown[] }).seen.length)).toBe(2);
+  const frame = page.frameLocator("#partner-sales iframe");
+  await expect(frame.getByRole("status")).toHaveText("Entrando…");
 
   const token = await signEmbedToken();
-  frame = await mountInPortal(page, ALLOWED_PORTAL, { token });
+  await page.evaluate((fresh) => (window as unknown as PortalWindow).giveToken(fresh), token);
   await expect(frame.getByLabel("CPF")).toBeVisible();
-  await page.context().clearCookies();
+  expect(recorded.exchanges().map(({ body }) => body)).toEqual([JSON.stringify({ token })]);
+  for (const other of intruding) expect(recorded.carrying(other)).toEqual([]);
+});
+
+test("a page on an origin not in the list cannot show the app, and its token is never asked for", async ({
+  page,
+}) => {
+  const recorded = recordRequests(page);
+  const frame = await mountInPortal(page, OTHER_ORIGIN, { deferToken: true });
+  // The browser refused to frame the app (frame-ancestors): the frame has loaded for good, as an error page.
+  await expect.poll(() => page.evaluate(() => (window as unknown as PortalWindow).frameLoads ?? 0)).toBe(1);
+  await expect(frame.getByLabel("CPF")).toHaveCount(0);
+  await expect(frame.getByText("Entrando")).toHaveCount(0);
+  expect(await page.evaluate(() => (window as unknown as PortalWindow).tokenRequests)).toBe(0);
+  expect(recorded.exchanges()).toEqual([]);
+});
+
+test("expired, replayed, misaddressed and wrongly signed tokens each say so, tell the portal, and sign nobody in", async ({
+  page,
+}) => {
+  const cookies = recordSessionCookies(page);
+  const now = Math.floor(Date.now() / 1000);
+  const refused: [string, Promise<string>, ErrorCode][] = [
+    ["expired", signEmbedToken({}, { issuedAt: now - 600, lifetime: 300 }), "token_expired"],
+    [
+      "signed by another configured portal's key",
+      signEmbedToken({}, { signer: OTHER_PORTAL, issuer: PORTAL.issuer }),
+      "token_invalid",
+    ],
+    ["for another audience", signEmbedToken({}, { audience: "another-app" }), "token_misaddressed"],
+    ["of another type", signEmbedToken({}, { type: "JWT" }), "token_misaddressed"],
+    [
+      "from an unknown issuer",
+      signEmbedToken({}, { issuer: "https://stranger.example" }),
+      "token_misaddressed",
+    ],
+  ];
+  for (const [, pending, code] of refused) {
+    const frame = await mountInPortal(page, ALLOWED_PORTAL, { token: await pending });
+    await expect(frame.getByRole("main").getByRole("alert")).toHaveText(userMessageFor(code));
+    await expect(frame.getByLabel("CPF")).toHaveCount(0);
+    await expect.poll(() => events(page)).toContainEqual({ type: "partner-sales:error", code });
+  }
+  expect(cookies).toEqual([]);
+
+  const token = await signEmbedToken();
+  let frame = await mountInPortal(page, ALLOWED_PORTAL, { token });
+  await expect(frame.getByLabel("CPF")).toBeVisible();
+  // Even over the session it started, the same token again is refused.
   frame = await mountInPortal(page, ALLOWED_PORTAL, { token });
   await expect(frame.getByRole("main").getByRole("alert")).toHaveText(
     "Este acesso já foi usado. Abra a venda novamente pelo portal.",
   );
   await expect(frame.getByLabel("CPF")).toHaveCount(0);
-  expect((await events(page)).map((event) => event.type)).toContain("partner-sales:error");
+  await expect
+    .poll(() => events(page))
+    .toContainEqual({ type: "partner-sales:error", code: "token_replayed" });
+});
+
+test("a token in the address is never used: the frame says why and tells the portal, nothing is exchanged", async ({
+  page,
+}) => {
+  const recorded = recordRequests(page);
+  const token = await signEmbedToken();
+  // An integration from before embed.js handed tokens over by message, building the address itself.
+  await page.goto(`${ALLOWED_PORTAL}/`);
+  await page.evaluate(() => {
+    const messages: unknown[] = [];
+    (window as unknown as { messages: unknown[] }).messages = messages;
+    window.addEventListener("message", (event) => messages.push({ origin: event.origin, data: event.data }));
+  });
+  await page.evaluate(
+    (src) => (window as unknown as PortalWindow).addFrame(src),
+    `${APP}/embed?token=${token}`,
+  );
+  const frame = page.frameLocator("#others iframe");
+  await expect(frame.getByRole("main").getByRole("alert")).toHaveText(userMessageFor("token_in_url"));
+  await expect
+    .poll(() => page.evaluate(() => (window as unknown as PortalWindow).messages))
+    .toContainEqual({ origin: APP, data: { type: "partner-sales:error", code: "token_in_url" } });
+  expect(appFrame(page).url()).toBe(`${APP}/embed`);
+
+  // Opened at the top level, the same.
+  await page.goto(`/embed?token=${token}`);
+  await expect(page.getByRole("main").getByRole("alert")).toHaveText(userMessageFor("token_in_url"));
+  await expect(page).toHaveURL(`${APP}/embed`);
+  expect(recorded.exchanges()).toEqual([]);
+  await page.goto("/");
+  await expect(page).toHaveURL(/\/sign-in/);
+
+  // And a frame waiting for a portal's token, opened outside any portal, asks nobody for one.
+  await page.goto("/embed?sign-in=portal");
+  await expect(page.getByRole("main").getByRole("alert")).toHaveText(userMessageFor("token_not_framed"));
+  expect(recorded.exchanges()).toEqual([]);
 });
 
 test("prefill comes only from the allowed portal and never submits", async ({ page }) => {
@@ -156,7 +308,7 @@ test("prefill comes only from the allowed portal and never submits", async ({ pa
   await expect(frame.getByLabel("Nome completo")).toHaveValue("");
 
   await page.evaluate(() =>
-    (window as unknown as { handle: { prefill: (f: unknown) => void } }).handle.prefill({
+    (window as unknown as PortalWindow).handle.prefill({
       customerName: "Vinda do Portal",
       customerDocument: "52998224725",
       birthDate: "1990-05-10",

@@ -25,4 +25,6 @@ test("every line the app printed during the run is a JSON log line without custo
   const app = lines.filter((line) => line.includes('"service":"app"'));
   // The sales of the run used customers at example.com and CPFs of 11 digits; none of it may be in the app's log.
   expect(app.filter((line) => /@example\.com|\b\d{3}\.?\d{3}\.?\d{3}-?\d{2}\b/.test(line))).toEqual([]);
+  // Nor a signed token (the portals' embed tokens included, even one that came in an address).
+  expect(app.filter((line) => /eyJ[\w-]+\.eyJ[\w-]+\./.test(line))).toEqual([]);
 });

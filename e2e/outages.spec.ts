@@ -62,6 +62,7 @@ test.beforeAll(async () => {
         PARTNER_API_TIMEOUT_MS: "10000",
         EMBED_ALLOWED_ORIGINS: "",
         EMBED_SSO_SECRET: "",
+        EMBED_PORTALS_FILE: "",
         LOG_FILE: "",
       },
     },

@@ -19,11 +19,14 @@ export type RequestErrorCode =
   | "service_unavailable"
   | "busy"
   | "token_invalid"
+  | "token_misaddressed"
   | "token_expired"
   | "token_replayed"
   | "token_account_disabled"
   | "token_sign_in_off"
-  | "token_not_framed";
+  | "token_not_framed"
+  | "token_in_url"
+  | "token_unavailable";
 
 /** Why a sale could not reach the provider (recorded as the `failed` outcome's detail). */
 export type PartnerApiErrorCode =
@@ -85,6 +88,11 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
     status: 401,
     message: "Acesso recusado: a assinatura do portal não confere. Avise o suporte do portal.",
   },
+  token_misaddressed: {
+    status: 401,
+    message:
+      "Acesso recusado: ele não foi emitido para o Partner Sales ou vem de um portal não cadastrado. Avise o suporte do portal.",
+  },
   token_expired: { status: 401, message: "O acesso expirou. Abra a venda novamente pelo portal." },
   token_replayed: { status: 401, message: "Este acesso já foi usado. Abra a venda novamente pelo portal." },
   token_account_disabled: {
@@ -98,6 +106,15 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
   token_not_framed: {
     status: 403,
     message: "Este acesso só funciona dentro do portal do parceiro. Abra a venda novamente pelo portal.",
+  },
+  token_in_url: {
+    status: 400,
+    message:
+      "Acesso recusado: o portal enviou o acesso no endereço da página, o que não é mais aceito por segurança. Avise o suporte do portal para atualizar a integração.",
+  },
+  token_unavailable: {
+    status: 401,
+    message: "O portal não entregou o acesso. Abra a venda novamente pelo portal.",
   },
   "partner_api.invalid_client": { status: 502, message: CREDENTIALS },
   "partner_api.token_rejected": { status: 502, message: CREDENTIALS },

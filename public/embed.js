@@ -1,5 +1,8 @@
 /*! Partner Sales embed — mounts the sale form in a partner portal. No dependencies.
- *  PartnerSales.mount(element, { src, token, prefill, onEvent, title }) → { iframe, prefill(fields), unmount() }
+ *  PartnerSales.mount(element, { src, token, prefill, onEvent, title, initialHeight })
+ *    → { iframe, prefill(fields), unmount() }
+ *  token: the signed token from your backend, or a function returning (a promise of) a fresh one. It is posted
+ *  to the frame once the frame asks for it (never put in an address); a function is called each time it asks.
  */
 (function () {
   "use strict";
@@ -9,7 +12,10 @@
     if (!element || !options || !options.src)
       throw new Error("PartnerSales.mount(element, { src }) is required");
     var url = new URL(options.src, window.location.href);
-    if (options.token) url.searchParams.set("token", options.token);
+    if (url.searchParams.has("token"))
+      throw new Error("PartnerSales.mount: pass the token as the token option, never in src");
+    // Not the token: only that one is coming, so the frame waits for it rather than showing a sign-in link.
+    if (options.token) url.searchParams.set("sign-in", "portal");
     var origin = url.origin;
     var iframe = document.createElement("iframe");
     iframe.src = url.href;
@@ -22,7 +28,27 @@
     iframe.style.height = (options.initialHeight || 640) + "px";
 
     function send(message) {
+      // To the app's exact origin: if the frame was navigated elsewhere, the browser drops the message.
       if (iframe.contentWindow) iframe.contentWindow.postMessage(message, origin);
+    }
+
+    function sendToken() {
+      var token = options.token;
+      new Promise(function (resolve) {
+        resolve(typeof token === "function" ? token() : token);
+      })
+        .then(
+          function (value) {
+            return typeof value === "string" && value ? value : null;
+          },
+          function () {
+            return null;
+          },
+        )
+        .then(function (value) {
+          // null: the frame says the portal gave no token (partner-sales:error token_unavailable).
+          send({ type: PREFIX + "token", token: value });
+        });
     }
 
     function onMessage(event) {
@@ -33,8 +59,13 @@
       if (data.type === PREFIX + "resize" && typeof data.height === "number" && data.height > 0) {
         iframe.style.height = Math.ceil(data.height) + "px";
       }
-      if (data.type === PREFIX + "ready" && options.prefill)
-        send({ type: PREFIX + "prefill", fields: options.prefill });
+      if (data.type === PREFIX + "ready") {
+        if (data.awaitingToken === true) {
+          if (options.token) sendToken();
+        } else if (options.prefill) {
+          send({ type: PREFIX + "prefill", fields: options.prefill });
+        }
+      }
       if (typeof options.onEvent === "function") options.onEvent(data);
     }
 

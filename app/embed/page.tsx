@@ -1,33 +1,34 @@
 import { randomUUID } from "node:crypto";
 import type { Metadata } from "next";
-import { headers } from "next/headers";
+import { EmbedProblem } from "@/components/embed/embed-problem";
 import { EmbedTokenSignIn } from "@/components/embed/embed-token-sign-in";
 import { EmbeddedSaleForm } from "@/components/embed/embedded-sale-form";
 import { embedSettings } from "@/lib/dal/embed";
 import { listPlans } from "@/lib/dal/plans";
-import { userMessageFor } from "@/lib/errors";
 import { verifySession } from "@/lib/dal/session";
+import { log } from "@/lib/log";
 import { submitSaleAction } from "../(sales)/actions";
 
 export const metadata: Metadata = { title: "Nova venda" };
 
 export default async function EmbedPage({ searchParams }: PageProps<"/embed">) {
-  const { token, status } = await searchParams;
+  const { token, status, "sign-in": signIn } = await searchParams;
   const { allowedOrigins } = embedSettings();
-  // A token is exchanged only inside an allowed portal's frame: a link opened at the top level must not swap
-  // whoever is signed in in this browser for the token's agent.
-  const framed = (await headers()).get("sec-fetch-dest") === "iframe";
-  if (typeof token === "string" && token && (!framed || allowedOrigins.length === 0)) {
+  // A token in an address is already in the browser's history and in proxy and server logs: it is never
+  // used, and the portal is told why (embed.js hands tokens over by postMessage).
+  if (token !== undefined) {
+    log.warn("embed.token_in_url_refused");
     return (
-      <div className="p-3 text-sm">
-        <p role="alert">{userMessageFor("token_not_framed")}</p>
+      <div className="p-3">
+        <EmbedProblem code="token_in_url" allowedOrigins={allowedOrigins} clearAddress />
       </div>
     );
   }
-  if (typeof token === "string" && token) {
+  // Even over a session of its own: the portal says which agent is at this screen now.
+  if (signIn === "portal") {
     return (
       <div className="p-3">
-        <EmbedTokenSignIn token={token} allowedOrigins={allowedOrigins} />
+        <EmbedTokenSignIn allowedOrigins={allowedOrigins} />
       </div>
     );
   }

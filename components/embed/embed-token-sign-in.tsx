@@ -1,10 +1,13 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useEffect, useRef, useState } from "react";
-import { ERRORS, userMessageFor, type ErrorBody, type ErrorCode } from "@/lib/errors";
+import { useEffect, useRef, useState, useSyncExternalStore } from "react";
+import { ERRORS, type ErrorBody, type ErrorCode } from "@/lib/errors";
 import type { SaleFormValues } from "@/lib/validation/sale";
-import { allowedParentOrigin, postToParent, setPendingPrefill } from "./parent-channel";
+import { EmbedProblem } from "./embed-problem";
+import { allowedParentOrigin, onParentMessage, postToParent, setPendingPrefill } from "./parent-channel";
+
+const neverChanges = () => () => {};
 
 type SessionAnswer = { prefill: Partial<SaleFormValues> } | { error: ErrorCode };
 
@@ -23,35 +26,53 @@ async function exchangeToken(token: string): Promise<SessionAnswer> {
   }
 }
 
-export function EmbedTokenSignIn({ token, allowedOrigins }: { token: string; allowedOrigins: string[] }) {
+/**
+ * Signs the agent in with the portal's token, which never travels in an address: the frame says it is ready,
+ * the portal framing it (its exact allowed origin, window.parent only) posts the token, and it is exchanged
+ * once by POST /api/embed/session.
+ */
+export function EmbedTokenSignIn({ allowedOrigins }: { allowedOrigins: string[] }) {
   const router = useRouter();
-  const started = useRef(false);
-  const [problem, setProblem] = useState<string | null>(null);
+  const asked = useRef(false);
+  const taken = useRef(false);
+  const [problem, setProblem] = useState<ErrorCode | null>(null);
+  // Outside an allowed portal's frame nobody may hand a token over, so none is asked for.
+  const framed = useSyncExternalStore(
+    neverChanges,
+    () => allowedParentOrigin(allowedOrigins) !== null,
+    () => true,
+  );
 
   useEffect(() => {
-    // A token is good for one sign-in: never send it twice, and take it out of the address at once.
-    if (started.current) return;
-    started.current = true;
-    window.history.replaceState(null, "", "/embed");
-    // Outside an allowed portal's frame the token is not even sent.
-    const exchange: Promise<SessionAnswer> = allowedParentOrigin(allowedOrigins)
-      ? exchangeToken(token)
-      : Promise.resolve({ error: "token_not_framed" });
-    void exchange.then((answer) => {
-      if ("prefill" in answer) {
+    if (!framed) return;
+    const stopListening = onParentMessage(allowedOrigins, "partner-sales:token", ({ token }) => {
+      // A token is good for one sign-in: the first one handed over is the only one sent.
+      if (taken.current) return;
+      taken.current = true;
+      stopListening();
+      const exchange: Promise<SessionAnswer> =
+        typeof token === "string" && token
+          ? exchangeToken(token)
+          : Promise.resolve({ error: "token_unavailable" });
+      void exchange.then((answer) => {
+        if ("error" in answer) {
+          setProblem(answer.error);
+          return;
+        }
         setPendingPrefill(answer.prefill);
         router.replace("/embed?status=signed-in");
-        return;
-      }
-      setProblem(userMessageFor(answer.error));
-      postToParent(allowedOrigins, { type: "partner-sales:error", code: answer.error });
+      });
     });
-  }, [token, allowedOrigins, router]);
+    if (!asked.current) {
+      asked.current = true;
+      postToParent(allowedOrigins, { type: "partner-sales:ready", awaitingToken: true });
+    }
+    return stopListening;
+  }, [allowedOrigins, framed, router]);
 
-  return problem ? (
-    <p role="alert" className="rounded-md border border-red-300 bg-red-50 px-4 py-3 text-sm text-red-900">
-      {problem}
-    </p>
+  const shown = framed ? problem : "token_not_framed";
+  return shown ? (
+    <EmbedProblem code={shown} allowedOrigins={allowedOrigins} />
   ) : (
     <p role="status" className="text-sm text-slate-600">
       Entrando…

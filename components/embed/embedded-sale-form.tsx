@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from "react";
 import { SaleForm, type SaleFormProps } from "@/components/sale-form/sale-form";
 import { pickSaleFields } from "@/lib/validation/sale";
-import { allowedParentOrigin, postToParent, takePendingPrefill } from "./parent-channel";
+import { onParentMessage, postToParent, takePendingPrefill } from "./parent-channel";
 
 /**
  * The sale form inside a partner portal: tells the portal it is ready and how tall it is, takes prefill
@@ -21,14 +21,9 @@ export function EmbeddedSaleForm({
   const container = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
-    const parentOrigin = allowedParentOrigin(allowedOrigins);
-    const onMessage = (event: MessageEvent) => {
-      if (!parentOrigin || event.origin !== parentOrigin || event.source !== window.parent) return;
-      const data = event.data as { type?: unknown; fields?: unknown } | null;
-      if (data?.type !== "partner-sales:prefill") return;
-      setPrefill({ values: pickSaleFields(data.fields), nonce: Date.now() });
-    };
-    window.addEventListener("message", onMessage);
+    const stopListening = onParentMessage(allowedOrigins, "partner-sales:prefill", (data) =>
+      setPrefill({ values: pickSaleFields(data.fields), nonce: Date.now() }),
+    );
 
     const element = container.current;
     const observer = new ResizeObserver(() => {
@@ -38,7 +33,7 @@ export function EmbeddedSaleForm({
     if (element) observer.observe(element);
     postToParent(allowedOrigins, { type: "partner-sales:ready" });
     return () => {
-      window.removeEventListener("message", onMessage);
+      stopListening();
       observer.disconnect();
     };
   }, [allowedOrigins]);

@@ -17,7 +17,8 @@ export function takePendingPrefill(): Partial<SaleFormValues> | undefined {
 }
 
 export type EmbedEvent =
-  | { type: "partner-sales:ready" }
+  // `awaitingToken`: the frame is ready for the portal's token (embed.js answers with `partner-sales:token`).
+  | { type: "partner-sales:ready"; awaitingToken?: true }
   | { type: "partner-sales:resize"; height: number }
   | { type: "partner-sales:submitted"; submissionId: string; status: string; externalId: string | null }
   | { type: "partner-sales:error"; code: string };
@@ -40,4 +41,25 @@ export function allowedParentOrigin(allowedOrigins: readonly string[]): string |
 export function postToParent(allowedOrigins: readonly string[], event: EmbedEvent): void {
   const origin = allowedParentOrigin(allowedOrigins);
   if (origin) window.parent.postMessage(event, origin);
+}
+
+/**
+ * Calls `handle` with each message of this type from the allowed portal framing us: its exact origin, and only
+ * from window.parent (not another frame of that page). Returns what stops listening.
+ */
+export function onParentMessage(
+  allowedOrigins: readonly string[],
+  type: "partner-sales:prefill" | "partner-sales:token",
+  handle: (data: Record<string, unknown>) => void,
+): () => void {
+  const parentOrigin = allowedParentOrigin(allowedOrigins);
+  const onMessage = (event: MessageEvent) => {
+    if (!parentOrigin || event.origin !== parentOrigin || event.source !== window.parent) return;
+    const data: unknown = event.data;
+    if (typeof data === "object" && data !== null && (data as { type?: unknown }).type === type) {
+      handle(data as Record<string, unknown>);
+    }
+  };
+  window.addEventListener("message", onMessage);
+  return () => window.removeEventListener("message", onMessage);
 }

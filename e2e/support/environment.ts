@@ -11,6 +11,5 @@ export const E2E_UPSTREAM_TIMEOUT_MS = 3_000;
 /** A stand-in partner portal on another origin (127.0.0.1 vs localhost): one allowed to frame the app, one not. */
 export const PORTAL_PORTS = { allowed: 3299, other: 3298 } as const;
 export const ALLOWED_PORTAL = `http://127.0.0.1:${PORTAL_PORTS.allowed}`;
-export const EMBED_SSO_SECRET = "e2e-embed-sso-secret-0123456789abcdef";
 /** Bearer token for health details (METRICS_TOKEN). */
 export const E2E_METRICS_TOKEN = "e2e-metrics-token-0123456789abcdef01234";

@@ -15,7 +15,7 @@ export interface HostileRequest {
   chunked?: number;
   status: number;
   error: string;
-  /** Reaches the portal token check, so it needs EMBED_SSO_SECRET set (404 token_sign_in_off otherwise). */
+  /** Reaches the portal token check, so it needs a portal configured (404 token_sign_in_off otherwise). */
   portalSignIn?: true;
 }
 

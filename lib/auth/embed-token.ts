@@ -1,6 +1,8 @@
 import "server-only";
-import { errors, jwtVerify } from "jose";
-import { and, eq, isNull, lt, sql } from "drizzle-orm";
+import { decodeJwt, errors, jwtVerify, type JWTPayload } from "jose";
+import { and, eq, isNull, lt, notExists, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import type { EmbedPortal, PortalAlgorithm } from "@/lib/config/portals";
 import type { Database } from "@/lib/db/connection";
 import { normalizeEmail } from "@/lib/db/queries/agents";
 import { agents, embedTokenUses, type Agent } from "@/lib/db/schema";
@@ -9,33 +11,81 @@ import { textProblem } from "@/lib/validation/text";
 
 export const MAX_TOKEN_LIFETIME_SECONDS = 5 * 60;
 const CLOCK_TOLERANCE_SECONDS = 60;
+/** The `aud` a portal addresses its tokens to. */
+export const EMBED_TOKEN_AUDIENCE = "partner-sales";
+/** The JOSE `typ` header of an embed token, so no other JWT the portal signs (an ID token…) passes for one. */
+export const EMBED_TOKEN_TYPE = "partner-sales-embed+jwt";
 
-export type EmbedTokenProblem = "invalid" | "expired" | "replayed" | "disabled";
+// Pinned by the portal's configuration. "Ed25519" is the fully-specified name (RFC 9864) of what "EdDSA" means
+// with an Ed25519 key, which is the only kind an EdDSA portal may have.
+const ALGORITHMS: Record<PortalAlgorithm, string[]> = {
+  HS256: ["HS256"],
+  ES256: ["ES256"],
+  EdDSA: ["EdDSA", "Ed25519"],
+};
+
+/** `misaddressed`: not meant for this app (audience, type) or from no portal it knows (issuer). */
+export type EmbedTokenProblem = "invalid" | "misaddressed" | "expired" | "replayed" | "disabled";
 
 export type EmbedSignIn =
-  { ok: true; agent: Agent; prefill: Partial<SaleFormValues> } | { ok: false; problem: EmbedTokenProblem };
+  | { ok: true; agent: Agent; prefill: Partial<SaleFormValues> }
+  | { ok: false; problem: EmbedTokenProblem; /** For the log: which check refused it. */ detail: string };
+
+const refuse = (problem: EmbedTokenProblem, detail: string): EmbedSignIn => ({ ok: false, problem, detail });
+
+async function verify(
+  token: string,
+  portals: readonly EmbedPortal[],
+  now: Date,
+): Promise<{ portal: EmbedPortal; payload: JWTPayload } | EmbedSignIn> {
+  let claimedIssuer: unknown;
+  try {
+    claimedIssuer = decodeJwt(token).iss;
+  } catch {
+    return refuse("invalid", "malformed");
+  }
+  // The unverified `iss` only picks which key to try; the signature and every claim are checked with that key.
+  const portal = portals.find((each) => each.issuer === claimedIssuer);
+  if (!portal)
+    return refuse("misaddressed", typeof claimedIssuer === "string" ? "issuer_unknown" : "issuer_missing");
+  try {
+    const { payload } = await jwtVerify(token, portal.key, {
+      algorithms: ALGORITHMS[portal.algorithm],
+      issuer: portal.issuer,
+      audience: EMBED_TOKEN_AUDIENCE,
+      typ: EMBED_TOKEN_TYPE,
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      currentDate: now,
+      requiredClaims: ["sub", "iat", "exp", "jti"],
+    });
+    // One audience, ours: a token also addressed to another service could be spent there as well.
+    const audience = Array.isArray(payload.aud) && payload.aud.length === 1 ? payload.aud[0] : payload.aud;
+    if (audience !== EMBED_TOKEN_AUDIENCE) return refuse("misaddressed", "audience");
+    return { portal, payload };
+  } catch (error) {
+    if (error instanceof errors.JWTExpired) return refuse("expired", "expired");
+    if (error instanceof errors.JWTClaimValidationFailed && ["aud", "typ"].includes(error.claim)) {
+      return refuse("misaddressed", error.claim === "aud" ? "audience" : "type");
+    }
+    if (error instanceof errors.JWSSignatureVerificationFailed) return refuse("invalid", "signature");
+    if (error instanceof errors.JOSEAlgNotAllowed) return refuse("invalid", "algorithm");
+    return refuse("invalid", "claims");
+  }
+}
 
 /**
- * A partner portal's backend signs who the agent is (HS256, EMBED_SSO_SECRET); the token is good for one sign-in
- * within 5 minutes. The agent is found by the partner's `sub`, linked by e-mail the first time, or created.
+ * A partner portal's backend signs who the agent is with its own key; the token is good for one sign-in within
+ * 5 minutes. The agent is found by (portal, partner id), linked by e-mail the first time, or created.
  */
 export async function signInWithEmbedToken(
   db: Database,
   token: string,
-  secret: string,
+  portals: readonly EmbedPortal[],
   now: Date = new Date(),
 ): Promise<EmbedSignIn> {
-  let payload;
-  try {
-    ({ payload } = await jwtVerify(token, new TextEncoder().encode(secret), {
-      algorithms: ["HS256"],
-      clockTolerance: CLOCK_TOLERANCE_SECONDS,
-      currentDate: now,
-      requiredClaims: ["sub", "iat", "exp", "jti"],
-    }));
-  } catch (error) {
-    return { ok: false, problem: error instanceof errors.JWTExpired ? "expired" : "invalid" };
-  }
+  const verified = await verify(token, portals, now);
+  if ("ok" in verified) return verified;
+  const { portal, payload } = verified;
   const { sub, iat, exp, jti, email, name } = payload as Record<string, unknown>;
   if (
     typeof sub !== "string" ||
@@ -53,39 +103,67 @@ export async function signInWithEmbedToken(
     // Claims become database values: a NUL or a megabyte in a signed token is still refused here.
     [sub, jti, email, name].some((claim) => textProblem(claim, { maxLength: 255 }) !== null)
   ) {
-    return { ok: false, problem: "invalid" };
+    return refuse("invalid", "claims");
   }
 
   await db.delete(embedTokenUses).where(lt(embedTokenUses.expiresAt, now));
   const [fresh] = await db
     .insert(embedTokenUses)
-    .values({ jti, expiresAt: new Date((exp + CLOCK_TOLERANCE_SECONDS) * 1000) })
+    // Each portal picks its own `jti`s: one portal's cannot use up another's.
+    .values({
+      jti: JSON.stringify([portal.issuer, jti]),
+      expiresAt: new Date((exp + CLOCK_TOLERANCE_SECONDS) * 1000),
+    })
     .onConflictDoNothing()
     .returning();
-  if (!fresh) return { ok: false, problem: "replayed" };
+  if (!fresh) return refuse("replayed", "jti");
 
-  const agent = await findOrLinkAgent(db, { sub, email: normalizeEmail(email), name: name.trim() });
-  if (!agent) return { ok: false, problem: "invalid" };
-  if (agent.disabledAt) return { ok: false, problem: "disabled" };
+  const agent = await findOrLinkAgent(db, portal, { sub, email: normalizeEmail(email), name: name.trim() });
+  if (!agent) return refuse("invalid", "email_taken");
+  if (agent.disabledAt) return refuse("disabled", "disabled");
   return { ok: true, agent, prefill: pickSaleFields(payload.prefill) };
 }
 
 /**
- * By the partner's id first; else an unlinked agent-role account without a password, with the same e-mail,
- * is linked (a supervisor's or a password account is never taken over); else a new agent. Undefined when
- * the e-mail belongs to an account that may not be linked.
+ * By (portal, partner id) first; then, for the one portal configured to adopt them, an agent linked before
+ * tokens named their issuer; else an unlinked agent-role account without a password, with the same e-mail
+ * (a supervisor's or a password account is never taken over); else a new agent. Undefined when the e-mail
+ * belongs to an account that may not be linked.
  */
 async function findOrLinkAgent(
   db: Database,
+  portal: EmbedPortal,
   who: { sub: string; email: string; name: string },
 ): Promise<Agent | undefined> {
-  const bySubject = async () =>
-    (await db.select().from(agents).where(eq(agents.externalSubject, who.sub)).limit(1))[0];
-  const known = await bySubject();
+  const identity = and(eq(agents.externalIssuer, portal.issuer), eq(agents.externalSubject, who.sub));
+  const byIdentity = async () => (await db.select().from(agents).where(identity).limit(1))[0];
+  const known = await byIdentity();
   if (known) return known;
+
+  if (portal.adoptsLegacyAgents) {
+    const taken = alias(agents, "taken");
+    const [adopted] = await db
+      .update(agents)
+      .set({ externalIssuer: portal.issuer, updatedAt: sql`now()` })
+      .where(
+        and(
+          isNull(agents.externalIssuer),
+          eq(agents.externalSubject, who.sub),
+          notExists(
+            db
+              .select({ id: taken.id })
+              .from(taken)
+              .where(and(eq(taken.externalIssuer, portal.issuer), eq(taken.externalSubject, who.sub))),
+          ),
+        ),
+      )
+      .returning();
+    if (adopted) return adopted;
+  }
+
   const [linked] = await db
     .update(agents)
-    .set({ externalSubject: who.sub, updatedAt: sql`now()` })
+    .set({ externalIssuer: portal.issuer, externalSubject: who.sub, updatedAt: sql`now()` })
     .where(
       and(
         eq(agents.email, who.email),
@@ -103,10 +181,11 @@ async function findOrLinkAgent(
       name: who.name,
       role: "agent",
       passwordHash: null,
+      externalIssuer: portal.issuer,
       externalSubject: who.sub,
     })
     .onConflictDoNothing()
     .returning();
   // Two first sign-ins of the same agent at once: the other one created the row.
-  return created ?? (await bySubject());
+  return created ?? (await byIdentity());
 }

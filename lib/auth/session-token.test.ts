@@ -29,7 +29,7 @@ const read = (cookies: [string, string][], options: { now?: number; cookieName?:
 
 describe("authCookies", () => {
   const cookies = (publicUrl: string, allowedOrigins: string[] = []) =>
-    authCookies({ publicUrl, embed: { allowedOrigins, ssoSecret: undefined } });
+    authCookies({ publicUrl, embed: { allowedOrigins, portals: [] } });
 
   it("are __Host- over https, so no sibling subdomain can plant one; plain names over http", () => {
     expect(cookies("https://vendas.example").sessionToken).toEqual({

@@ -2,6 +2,7 @@ import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { PlanCatalogueError, readPlanCatalogue, type Plan } from "./plans";
+import { parseEmbedPortals, PortalConfigError, type EmbedPortal } from "./portals";
 
 export type RawEnv = Readonly<Record<string, string | undefined>>;
 
@@ -35,7 +36,8 @@ export interface Config {
   metricsToken: string | undefined;
   embed: {
     allowedOrigins: string[];
-    ssoSecret: string | undefined;
+    /** The portals whose signed tokens sign agents in; empty = sign-in by portal token is off. */
+    portals: EmbedPortal[];
   };
   port: number;
   sandboxPort: number;
@@ -193,6 +195,21 @@ export function parseOrigins(name: string, value: string | undefined): string[] 
     });
 }
 
+function embedFrom(env: RawEnv, cwd: string, allowedOrigins: string[]): Config["embed"] {
+  const portalsFile = text(env, "EMBED_PORTALS_FILE");
+  try {
+    const portals = parseEmbedPortals({
+      portalsFile: portalsFile && resolve(cwd, portalsFile),
+      ssoSecret: text(env, "EMBED_SSO_SECRET"),
+      allowedOrigins,
+    });
+    return { allowedOrigins, portals };
+  } catch (error) {
+    if (error instanceof PortalConfigError) throw new ConfigError(error.variable, error.message);
+    throw error;
+  }
+}
+
 function plansFrom(env: RawEnv, mode: Config["mode"], cwd: string): Plan[] | null {
   const file = text(env, "PLANS_FILE") ?? (mode === "sandbox" ? SANDBOX_DEFAULTS.plansFile : undefined);
   if (!file) return null;
@@ -260,10 +277,7 @@ export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
     },
     trustedProxies: parseTrustedProxies(text(env, "TRUSTED_PROXIES")),
     metricsToken: secret(env, "METRICS_TOKEN"),
-    embed: {
-      allowedOrigins,
-      ssoSecret: secret(env, "EMBED_SSO_SECRET"),
-    },
+    embed: embedFrom(env, cwd, allowedOrigins),
     port,
     sandboxPort,
     logFile: text(env, "LOG_FILE") ? resolve(cwd, text(env, "LOG_FILE")!) : undefined,

@@ -13,6 +13,7 @@ export const dynamic = "force-dynamic";
 
 const TOKEN_ERRORS: Record<EmbedTokenProblem | "sso-off", RequestErrorCode> = {
   invalid: "token_invalid",
+  misaddressed: "token_misaddressed",
   expired: "token_expired",
   replayed: "token_replayed",
   disabled: "token_account_disabled",
