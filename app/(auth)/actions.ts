@@ -3,7 +3,7 @@
 import { AuthError, CredentialsSignin } from "next-auth";
 import { signIn, signOut } from "@/auth";
 import type { ActionState } from "@/lib/action-state";
-import { endEverySession, verifySession } from "@/lib/dal/session";
+import { endEverySession, endOneSession, verifySession } from "@/lib/dal/session";
 import { userMessageFor } from "@/lib/errors";
 import { safeReturnPath } from "@/lib/safe-return-path";
 import { parseSignInCredentials, type SignInField } from "@/lib/validation/sign-in";
@@ -58,7 +58,14 @@ export async function signInAction(
   return { ok: true, data: undefined, message: null };
 }
 
+/**
+ * Ends this session's row first, so that a failure (the database down) shows the error page and keeps the agent
+ * signed in to try again, rather than clearing the cookie while the session lives on for whoever copied it.
+ * (Auth.js's own sign-out endpoint ends the row too, in auth.ts's signOut event.)
+ */
 export async function signOutAction(): Promise<void> {
+  const agent = await verifySession();
+  if (agent) await endOneSession(agent.sessionId);
   await signOut({ redirectTo: "/sign-in" });
 }
 
