@@ -12,7 +12,12 @@
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import next from "next";
+
+// What `next start` sets before it loads Next.js: production builds of React and Next.js's runtime are chosen by
+// NODE_ENV when their modules load, so it must be set before the import below.
+process.env.NODE_ENV ||= "production";
+process.env.NEXT_RUNTIME = "nodejs";
+const { default: next } = await import("next");
 
 const { values } = parseArgs({
   options: { port: { type: "string" }, hostname: { type: "string" } },
