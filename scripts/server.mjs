@@ -32,6 +32,10 @@ function peerAddress(/** @type {import("node:net").Socket} */ socket) {
   return address.startsWith("::ffff:") && address.includes(".") ? address.slice(7) : address;
 }
 
+// Tells lib/http/forwarded.ts (same process) that the right-most X-Forwarded-For entry is ours. Run any other way
+// (`next dev`, bare `next start`) that entry may be the client's own, and no address is believed at all.
+globalThis[Symbol.for("partner-sales.peer-appended")] = true;
+
 const app = next({
   dev: false,
   dir: join(import.meta.dirname, ".."),

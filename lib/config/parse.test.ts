@@ -149,6 +149,7 @@ describe("transport security", () => {
   it.each([
     ["PARTNER_API_BASE_URL", { PARTNER_API_BASE_URL: "http://api.provider.example" }],
     ["EMBED_ALLOWED_ORIGINS", { EMBED_ALLOWED_ORIGINS: "https://a.example,http://portal.example" }],
+    ["AUTH_URL", { AUTH_URL: "http://vendas.partner.example" }],
   ])("refuses plain http for %s in live mode", (variable, env) => {
     const problem = problemOf({ ...live, ...env });
     expect(problem.variable).toBe(variable);
@@ -161,10 +162,12 @@ describe("transport security", () => {
         ...live,
         PARTNER_API_BASE_URL: "http://127.0.0.1:4010",
         EMBED_ALLOWED_ORIGINS: "http://localhost:3299",
+        AUTH_URL: "http://localhost:3000",
       },
       root,
     );
     expect(config.partnerApi.baseUrl).toBe("http://127.0.0.1:4010");
+    expect(config.publicUrl).toBe("http://localhost:3000");
   });
 
   it("refuses embedding when the app itself is plain http on a real host (Secure cookies would never return)", () => {
@@ -175,6 +178,20 @@ describe("transport security", () => {
     expect(problem.variable).toBe("AUTH_URL");
     expect(parseConfig({ EMBED_ALLOWED_ORIGINS: "http://localhost:3299" }, root).publicUrl).toBe(
       "http://localhost:3000",
+    );
+  });
+});
+
+describe("TRUSTED_PROXY_HEADER", () => {
+  it("is X-Forwarded-For unless one of the other two is named, in any case", () => {
+    expect(parseConfig({}, root).clientAddressHeader).toBe("x-forwarded-for");
+    expect(parseConfig({ TRUSTED_PROXY_HEADER: "X-Real-IP" }, root).clientAddressHeader).toBe("x-real-ip");
+    expect(parseConfig({ TRUSTED_PROXY_HEADER: "Forwarded" }, root).clientAddressHeader).toBe("forwarded");
+  });
+
+  it("refuses any other header, naming the variable", () => {
+    expect(() => parseConfig({ TRUSTED_PROXY_HEADER: "CF-Connecting-IP" }, root)).toThrow(
+      /TRUSTED_PROXY_HEADER: is one of X-Forwarded-For, Forwarded or X-Real-IP/,
     );
   });
 });

@@ -30,8 +30,10 @@ export interface Config {
     /** A session ends this long after sign-in, however it is refreshed. */
     absoluteMs: number;
   };
-  /** Whose X-Forwarded-* headers are believed: none, the nearest N hops, or listed addresses and networks. */
+  /** Whose forwarding headers are believed: none, the nearest N hops, or listed addresses and networks. */
   trustedProxies: TrustedProxies;
+  /** The one header a trusted proxy writes the client into (TRUSTED_PROXY_HEADER); no other is read. */
+  clientAddressHeader: ClientAddressHeader;
   /** Bearer token for health details (and metrics); unset = details for signed-in supervisors only. */
   metricsToken: string | undefined;
   embed: {
@@ -50,6 +52,24 @@ export type TrustedProxies =
   | { kind: "hops"; count: number }
   /** Addresses and CIDR networks, each with its IP version. */
   | { kind: "networks"; networks: { address: string; prefix: number; family: 4 | 6 }[] };
+
+export const CLIENT_ADDRESS_HEADERS = ["x-forwarded-for", "forwarded", "x-real-ip"] as const;
+export type ClientAddressHeader = (typeof CLIENT_ADDRESS_HEADERS)[number];
+
+/**
+ * Which header the trusted proxies write: one, never a fallback to another, since whichever header a proxy passes
+ * through untouched is the client's to write.
+ */
+export function parseClientAddressHeader(value: string | undefined): ClientAddressHeader {
+  const header = (value ?? "x-forwarded-for").toLowerCase();
+  if (!(CLIENT_ADDRESS_HEADERS as readonly string[]).includes(header)) {
+    throw new ConfigError(
+      "TRUSTED_PROXY_HEADER",
+      `is one of X-Forwarded-For, Forwarded or X-Real-IP (got "${value}")`,
+    );
+  }
+  return header as ClientAddressHeader;
+}
 
 export const SESSION_MAX_AGE_MS = 12 * 60 * 60 * 1000;
 
@@ -225,9 +245,9 @@ function publicUrlFrom(env: RawEnv, app: { mode: Config["mode"]; port: number; e
   // Live, the app is behind a real name (and TLS): Auth.js and the session cookies must know it, not guess it.
   if (app.mode === "live") required(env, "AUTH_URL", "when PARTNER_API_BASE_URL is set");
   const publicUrl = httpUrl(env, "AUTH_URL") ?? `http://localhost:${app.port}`;
-  // Inside a portal the session cookie must be Secure, and browsers drop Secure cookies set over plain http
-  // (loopback aside): every sign-in would silently fail.
-  if (app.embedded) requireHttps("AUTH_URL", publicUrl);
+  // Live, agents type passwords and customers' data into it; inside a portal the session cookie must be Secure,
+  // and browsers drop Secure cookies set over plain http (loopback aside): every sign-in would silently fail.
+  if (app.mode === "live" || app.embedded) requireHttps("AUTH_URL", publicUrl);
   return publicUrl;
 }
 
@@ -276,6 +296,7 @@ export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
       absoluteMs: SESSION_MAX_AGE_MS,
     },
     trustedProxies: parseTrustedProxies(text(env, "TRUSTED_PROXIES")),
+    clientAddressHeader: parseClientAddressHeader(text(env, "TRUSTED_PROXY_HEADER")),
     metricsToken: secret(env, "METRICS_TOKEN"),
     embed: embedFrom(env, cwd, allowedOrigins),
     port,

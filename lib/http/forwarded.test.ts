@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { parseTrustedProxies } from "@/lib/config/parse";
+import { parseClientAddressHeader, parseTrustedProxies } from "@/lib/config/parse";
 import { requestOrigin } from "./forwarded";
 
 // As scripts/server.mjs hands requests over: the socket's peer is always the right-most X-Forwarded-For entry.
-function origin(trusted: string | undefined, headers: Record<string, string>) {
-  return requestOrigin(new Headers(headers), parseTrustedProxies(trusted));
+function origin(trusted: string | undefined, headers: Record<string, string>, header?: string) {
+  return requestOrigin(new Headers(headers), {
+    trust: parseTrustedProxies(trusted),
+    header: parseClientAddressHeader(header),
+    peerAppended: true,
+  });
 }
 
 describe("requestOrigin", () => {
@@ -36,21 +40,45 @@ describe("requestOrigin", () => {
     ).toEqual({ address: "192.0.2.9", https: false });
   });
 
-  it("reads Forwarded and X-Real-IP from a trusted proxy that sends no X-Forwarded-For of its own", () => {
-    expect(
-      origin("127.0.0.1", {
-        "x-forwarded-for": "127.0.0.1",
-        forwarded: 'for="[2001:db8::7]:443";proto=https',
-      }).address,
-    ).toBe("2001:db8::7");
-    expect(origin("127.0.0.1", { "x-forwarded-for": "127.0.0.1", "x-real-ip": "198.51.100.9" }).address).toBe(
-      "198.51.100.9",
+  it("reads only the configured header: the others, passed through a proxy untouched, are the client's to write", () => {
+    const headers = {
+      "x-forwarded-for": "198.51.100.10, 127.0.0.1",
+      "x-real-ip": "198.51.100.9",
+      forwarded: 'for="[2001:db8::7]:443";proto=https',
+    };
+    expect(origin("127.0.0.1", headers).address).toBe("198.51.100.10");
+    expect(origin("127.0.0.1", headers, "X-Real-IP").address).toBe("198.51.100.9");
+    expect(origin("127.0.0.1", headers, "Forwarded").address).toBe("2001:db8::7");
+    // The configured header missing: the proxy itself is the client, never another header's word.
+    expect(origin("127.0.0.1", { "x-forwarded-for": "203.0.113.5, 127.0.0.1" }, "X-Real-IP").address).toBe(
+      "127.0.0.1",
+    );
+  });
+
+  it("walks a Forwarded chain like X-Forwarded-For, and believes neither from an untrusted peer", () => {
+    const forwarded = "for=203.0.113.50, for=198.51.100.7;proto=https, for=10.0.0.5";
+    expect(origin("10.0.0.0/8", { "x-forwarded-for": "10.0.0.9", forwarded }, "Forwarded").address).toBe(
+      "198.51.100.7",
+    );
+    expect(origin("10.0.0.0/8", { "x-forwarded-for": "192.0.2.1", forwarded }, "Forwarded").address).toBe(
+      "192.0.2.1",
     );
   });
 
   it("normalizes IPv4-mapped IPv6 and ports", () => {
     expect(origin("::1", { "x-forwarded-for": "198.51.100.7:51000, ::1" }).address).toBe("198.51.100.7");
     expect(origin(undefined, { "x-forwarded-for": "::ffff:127.0.0.1" }).address).toBe("127.0.0.1");
+  });
+
+  it("believes no address at all when scripts/server.mjs did not append the peer (next dev, bare next start)", () => {
+    const headers = new Headers({ "x-forwarded-for": "203.0.113.50", "x-forwarded-proto": "https" });
+    expect(
+      requestOrigin(headers, {
+        trust: parseTrustedProxies("1"),
+        header: "x-forwarded-for",
+        peerAppended: false,
+      }),
+    ).toEqual({ address: "unknown", https: false });
   });
 
   it("says unknown when there is no address at all", () => {

@@ -1,6 +1,6 @@
 import "server-only";
 import { BlockList, isIP } from "node:net";
-import type { TrustedProxies } from "@/lib/config/parse";
+import type { ClientAddressHeader, TrustedProxies } from "@/lib/config/parse";
 import { getConfig } from "@/lib/env";
 
 /**
@@ -10,6 +10,10 @@ import { getConfig } from "@/lib/env";
  * entry is always the machine that connected. Walking left, each hop is believed only while the one that handed
  * it over is a trusted proxy; the first address not vouched for that way is the client. Unset, no forwarded
  * header is believed at all: the client is the peer.
+ *
+ * Which header the proxies write the client into is configured (TRUSTED_PROXY_HEADER), never guessed: with a
+ * fallback from one to another, whichever header a proxy passes through untouched is the client's to write.
+ * X-Forwarded-For and Forwarded are chains walked as above; X-Real-IP is the one address the nearest proxy saw.
  */
 export interface RequestOrigin {
   /** The client's IP address (or "unknown" when the server could not tell). */
@@ -57,22 +61,53 @@ function isTrusted(trust: TrustedProxies, address: string, hopsFromUs: number): 
   }
 }
 
+export interface ProxyTrust {
+  trust: TrustedProxies;
+  header: ClientAddressHeader;
+  /** Whether scripts/server.mjs runs this process, so the right-most X-Forwarded-For entry is the socket's peer. */
+  peerAppended: boolean;
+}
+
+const PEER_APPENDED = Symbol.for("partner-sales.peer-appended");
+
+function configuredTrust(): ProxyTrust {
+  const config = getConfig();
+  return {
+    trust: config.trustedProxies,
+    header: config.clientAddressHeader,
+    peerAppended: (globalThis as Record<symbol, unknown>)[PEER_APPENDED] === true,
+  };
+}
+
+/** What the trusted peer says about the hops before it, left to right, from the configured header only. */
+function hopsBeforePeer(headers: Headers, header: ClientAddressHeader, xffBeforePeer: string[]): string[] {
+  switch (header) {
+    case "x-forwarded-for":
+      return xffBeforePeer;
+    case "forwarded":
+      return forwardedFor(headers.get("forwarded") ?? "")
+        .map(normalize)
+        .filter(Boolean);
+    case "x-real-ip": {
+      const realIp = normalize(headers.get("x-real-ip") ?? "");
+      return realIp ? [realIp] : [];
+    }
+  }
+}
+
 export function requestOrigin(
   headers: Headers,
-  trust: TrustedProxies = getConfig().trustedProxies,
+  { trust, header, peerAppended }: ProxyTrust = configuredTrust(),
 ): RequestOrigin {
+  // Without scripts/server.mjs (`next dev`, bare `next start`) Next.js keeps a client's X-Forwarded-For as it came:
+  // no entry is known to be the peer, so every client is "unknown" (one shared sign-in limit) rather than forged.
+  if (!peerAppended) return { address: "unknown", https: false };
+  // scripts/server.mjs appended the socket's peer: the right-most entry is the one fact nobody else wrote.
   const chain = (headers.get("x-forwarded-for") ?? "").split(",").map(normalize).filter(Boolean);
   const peer = chain.at(-1) ?? "unknown";
   if (!isTrusted(trust, peer, 0)) return { address: peer, https: false };
 
-  // The peer is a proxy we trust: what it says about the client is believed. Proxies that speak RFC 7239 or
-  // only X-Real-IP (with no X-Forwarded-For of their own) are read the same way.
-  let hops = chain.slice(0, -1);
-  if (hops.length === 0) {
-    const forwarded = headers.get("forwarded");
-    const realIp = headers.get("x-real-ip");
-    hops = forwarded ? forwardedFor(forwarded).map(normalize) : realIp ? [normalize(realIp)] : [];
-  }
+  const hops = hopsBeforePeer(headers, header, chain.slice(0, -1));
   let address = peer;
   for (let index = hops.length - 1, fromUs = 1; index >= 0; index -= 1, fromUs += 1) {
     address = hops[index]!;
