@@ -56,14 +56,14 @@ describe("embed portals", () => {
     expect(JSON.stringify(portals)).not.toContain(SECRET.slice(0, 10));
   });
 
-  it("takes EMBED_SSO_SECRET as one HS256 key for every allowed origin, each its own issuer", () => {
-    const portals = embed({ EMBED_SSO_SECRET: SECRET }).portals;
+  it("takes EMBED_SSO_SECRET as the one allowed portal's HS256 key, its origin the issuer", () => {
+    const portals = embed({
+      EMBED_SSO_SECRET: SECRET,
+      EMBED_ALLOWED_ORIGINS: "https://portal-a.example",
+    }).portals;
     expect(
       portals.map(({ issuer, algorithm, adoptsLegacyAgents }) => [issuer, algorithm, adoptsLegacyAgents]),
-    ).toEqual([
-      ["https://portal-a.example", "HS256", true],
-      ["https://portal-b.example", "HS256", true],
-    ]);
+    ).toEqual([["https://portal-a.example", "HS256", true]]);
   });
 
   const entry = { issuer: "portal-b", alg: "ES256", publicKey: pem(p256.publicKey) };
@@ -74,7 +74,19 @@ describe("embed portals", () => {
       "EMBED_SSO_SECRET",
       /not both/,
     ],
-    ["a short shared secret", { EMBED_SSO_SECRET: "short-secret" }, "EMBED_SSO_SECRET", /at least 32/],
+    [
+      "a short shared secret",
+      { EMBED_SSO_SECRET: "short-secret", EMBED_ALLOWED_ORIGINS: "https://portal-a.example" },
+      "EMBED_SSO_SECRET",
+      /at least 32/,
+    ],
+    [
+      // Either portal could sign tokens in the other's name: each needs its own key in the file.
+      "one shared secret for two portals",
+      { EMBED_SSO_SECRET: SECRET },
+      "EMBED_SSO_SECRET",
+      /one portal's secret, but EMBED_ALLOWED_ORIGINS names 2/,
+    ],
     [
       "a shared secret without allowed origins",
       { EMBED_SSO_SECRET: SECRET, EMBED_ALLOWED_ORIGINS: "" },

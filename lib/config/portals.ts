@@ -40,8 +40,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * The portals allowed to sign agents in: from EMBED_PORTALS_FILE, or EMBED_SSO_SECRET as a shorthand for one
- * HS256 secret shared by the portals of EMBED_ALLOWED_ORIGINS (each token's `iss` is its portal's origin).
+ * The portals allowed to sign agents in: from EMBED_PORTALS_FILE, or EMBED_SSO_SECRET as a shorthand for the one
+ * portal of EMBED_ALLOWED_ORIGINS with an HS256 secret (its tokens' `iss` is that origin).
  * Tokens are only taken inside an allowed portal's frame, so either needs EMBED_ALLOWED_ORIGINS.
  */
 export function parseEmbedPortals(input: {
@@ -67,9 +67,15 @@ export function parseEmbedPortals(input: {
     if (ssoSecret.length < SECRET_MIN_LENGTH) {
       throw new PortalConfigError(variable, `must be at least ${SECRET_MIN_LENGTH} characters long`);
     }
-    // One key for every allowed origin: one trust domain, which is why the file is for several portals.
+    // One shared secret is one portal: with two, either could mint tokens in the other's name.
+    if (allowedOrigins.length > 1) {
+      throw new PortalConfigError(
+        variable,
+        `is one portal's secret, but EMBED_ALLOWED_ORIGINS names ${allowedOrigins.length}: give each portal its key in EMBED_PORTALS_FILE`,
+      );
+    }
     const key = createSecretKey(Buffer.from(ssoSecret, "utf8"));
-    return allowedOrigins.map((issuer) => ({ issuer, algorithm: "HS256", key, adoptsLegacyAgents: true }));
+    return [{ issuer: allowedOrigins[0]!, algorithm: "HS256", key, adoptsLegacyAgents: true }];
   }
   return portalsFile ? readPortalsFile(portalsFile) : [];
 }
