@@ -4,7 +4,7 @@ import { signInWithEmbedToken } from "@/lib/auth/embed-token";
 import { resolveAuthSecret } from "@/lib/auth/secret";
 import { authCookies } from "@/lib/auth/session-cookie";
 import { authenticateAgent } from "@/lib/auth/sign-in";
-import { endOneSession, liveSessionAgent, startSession } from "@/lib/dal/session";
+import { liveSessionAgent, startSession } from "@/lib/dal/session";
 import { getDb } from "@/lib/db";
 import type { AgentRole } from "@/lib/db/schema";
 import { SESSION_MAX_AGE_MS } from "@/lib/config/parse";
@@ -122,12 +122,6 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
       if (token.sub) session.user.id = token.sub;
       if (token.role) session.user.role = token.role;
       return session;
-    },
-  },
-  events: {
-    async signOut(message) {
-      const sessionId = "token" in message ? message.token?.sid : undefined;
-      if (sessionId) await endOneSession(sessionId);
     },
   },
   logger: {

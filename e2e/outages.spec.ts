@@ -175,6 +175,13 @@ test("with the database stopped mid-run every answer is the documented one, neve
       expect(response.status, hostile.name).toBe(hostile.status);
       expectErrorBody(response, hostile.error);
     }
+    // Sign-out through Auth.js's endpoint cannot end the session row now: it answers 503 and leaves the cookie,
+    // rather than clearing it here while a copy of it still works (the sale below, after the outage, uses it).
+    const { csrfToken } = (await (await agent.get("/api/auth/csrf")).json()) as { csrfToken: string };
+    const signOut = await agent.post("/api/auth/signout", { form: { csrfToken }, maxRedirects: 0 });
+    expect(signOut.status()).toBe(503);
+    expect((await signOut.json()).error).toBe("service_unavailable");
+    expect(signOut.headers()["set-cookie"] ?? "").not.toContain("session-token");
     const invalid = await agent.post("/api/sales", {
       data: { ...apiSale(), customerName: 42 },
       headers: { "Idempotency-Key": randomUUID() },
@@ -209,8 +216,8 @@ test("with the database stopped mid-run every answer is the documented one, neve
   const log = readFileSync(join(dataDir, "app.log"), "utf8");
   expect(log).toContain(`"event":"sales.outcome_deferred","submissionId":"${inFlightKey}"`);
   expect(log).toContain(`"event":"sales.outcome_recorded_late","submissionId":"${inFlightKey}"`);
-  // What the database's failures made Next.js and the driver print is JSON too. (This instance runs bare
-  // `next start`: the banner before the app's logger takes over is wrapped by `npm start`, not here.)
+  // What the database's failures made Next.js and the driver print is JSON too. (This instance runs
+  // scripts/server.mjs directly: the banner before the app's logger takes over is wrapped by `npm start`, not here.)
   const lines = log.split("\n").filter((line) => line.trim());
   const afterStart = lines.slice(lines.findIndex((line) => line.startsWith("{")));
   expect(afterStart.filter((line) => !line.startsWith("{"))).toEqual([]);

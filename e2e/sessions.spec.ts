@@ -147,6 +147,39 @@ test("a copied session cookie dies with sign-out, on every instance", async ({ b
   await page.context().close();
 });
 
+test("a new sign-in ends the session its browser held, and Auth.js's own sign-out endpoint ends the row", async ({
+  browser,
+}) => {
+  const agent = await createAgent("agent", databaseEnv);
+  const page = await signedIn(browser, A, agent);
+  const first = await cookieHeaderOf(page);
+  const csrfToken = async () =>
+    ((await (await page.request.get("/api/auth/csrf")).json()) as { csrfToken: string }).csrfToken;
+
+  // Signing in again from the same browser (a script, a second tab on the sign-in form) replaces the cookie: the
+  // session the old one named ends with it, so a copy of it is worth nothing.
+  const again = await page.request.post("/api/auth/callback/credentials", {
+    form: { email: agent.email, password: agent.password, csrfToken: await csrfToken() },
+    maxRedirects: 0,
+  });
+  expect(again.headers().location).not.toContain("error=");
+  const second = await cookieHeaderOf(page);
+  expect(second).not.toBe(first);
+  expect((await replay(B, first)).sale).toBe(401);
+  expect((await replay(B, second)).page).toBe(200);
+  expect((await sessionsOf(agent)).map((session) => session.ended)).toEqual([true, false]);
+
+  // POST /api/auth/signout, as a script or Auth.js's own page sends it: the row ends, not just the cookie.
+  const signOut = await page.request.post("/api/auth/signout", {
+    form: { csrfToken: await csrfToken() },
+    maxRedirects: 0,
+  });
+  expect(signOut.status()).toBe(302);
+  for (const baseUrl of [A, B]) expect((await replay(baseUrl, second)).sale).toBe(401);
+  expect((await sessionsOf(agent)).map((session) => session.ended)).toEqual([true, true]);
+  await page.context().close();
+});
+
 test("'Sair de todos os dispositivos' ends the agent's session in another browser", async ({ browser }) => {
   const agent = await createAgent("agent", databaseEnv);
   const desk = await signedIn(browser, A, agent);

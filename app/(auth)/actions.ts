@@ -61,7 +61,7 @@ export async function signInAction(
 /**
  * Ends this session's row first, so that a failure (the database down) shows the error page and keeps the agent
  * signed in to try again, rather than clearing the cookie while the session lives on for whoever copied it.
- * (Auth.js's own sign-out endpoint ends the row too, in auth.ts's signOut event.)
+ * (Auth.js's own `POST /api/auth/signout` does the same in its route handler.)
  */
 export async function signOutAction(): Promise<void> {
   const agent = await verifySession();

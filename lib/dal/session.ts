@@ -34,14 +34,18 @@ export async function liveSessionAgent(
   return agent ? { ...agent, sessionId: claims.sessionId } : null;
 }
 
-/** The signed-in agent of this request (pages, server actions, route handlers), checked once per request. */
-export const verifySession = cache(async (): Promise<SessionAgent | null> => {
+/** The session an incoming Cookie header names, if the cookie is ours and intact (live or not: the row decides). */
+export async function sessionClaimsOf(cookieHeader: string | null): Promise<SessionClaims | null> {
   const config = getConfig();
-  const requestHeaders = await headers();
-  const claims = await readSessionCookie(requestHeaders.get("cookie"), {
+  return readSessionCookie(cookieHeader, {
     cookieName: sessionCookieName(config),
     secret: resolveAuthSecret(config),
   });
+}
+
+/** The signed-in agent of this request (pages, server actions, route handlers), checked once per request. */
+export const verifySession = cache(async (): Promise<SessionAgent | null> => {
+  const claims = await sessionClaimsOf((await headers()).get("cookie"));
   return claims ? liveSessionAgent(claims) : null;
 });
 
@@ -52,9 +56,15 @@ export async function requireAgent(returnTo: string): Promise<SessionAgent> {
   return agent;
 }
 
-/** Records a sign-in (any method) and returns the id its cookie will carry. */
+/**
+ * Records a sign-in (any method) and returns the id its cookie will carry. A session this browser's cookie still
+ * names ends first: the new cookie replaces it here, and a copy of the old one must not outlive it elsewhere.
+ */
 export async function startSession(agentId: string, method: SessionMethod): Promise<string> {
-  const userAgent = (await headers()).get("user-agent");
+  const requestHeaders = await headers();
+  const userAgent = requestHeaders.get("user-agent");
+  const previous = await sessionClaimsOf(requestHeaders.get("cookie"));
+  if (previous) await endOneSession(previous.sessionId);
   return openSession(await getDb(), {
     agentId,
     method,

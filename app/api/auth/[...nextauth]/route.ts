@@ -1,10 +1,12 @@
 import { NextRequest } from "next/server";
 import { handlers } from "@/auth";
+import { endOneSession, sessionClaimsOf } from "@/lib/dal/session";
 import { getConfig } from "@/lib/env";
 import { isHttpsRequest } from "@/lib/http/forwarded";
 import { apiSecurityHeaders, errorResponse } from "@/lib/http/json";
 import { BODY_LIMITS, isJsonContentType, mediaTypeOf, readBoundedBody } from "@/lib/http/read-body";
 import { createNonce, documentSecurityHeaders, transportSecurityHeaders } from "@/lib/http/security-headers";
+import { log } from "@/lib/log";
 
 const FORM = "application/x-www-form-urlencoded";
 
@@ -44,6 +46,19 @@ export async function POST(request: NextRequest) {
   }
   const body = await readBoundedBody(request, BODY_LIMITS.auth);
   if (!body.ok) return errorResponse(body.code);
+  // Sign-out ends the session row before Auth.js clears the cookie: if the database cannot take it, the answer
+  // is a 503 and the cookie stays, rather than a cookie cleared here while a copy of it still works elsewhere.
+  if (new URL(request.url).pathname.endsWith("/signout")) {
+    const claims = await sessionClaimsOf(request.headers.get("cookie"));
+    if (claims) {
+      try {
+        await endOneSession(claims.sessionId);
+      } catch (error) {
+        log.error("auth.sign_out_failed", { error: error instanceof Error ? error.name : "unknown" });
+        return withSecurityHeaders(request, errorResponse("service_unavailable"));
+      }
+    }
+  }
   const bounded = new NextRequest(request.url, {
     method: "POST",
     headers: request.headers,
