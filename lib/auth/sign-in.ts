@@ -1,5 +1,6 @@
 import "server-only";
 import type { Database } from "@/lib/db/connection";
+import { housekeepingDue } from "@/lib/db/housekeeping";
 import { findAgentByEmail, normalizeEmail } from "@/lib/db/queries/agents";
 import {
   clearFailures,
@@ -59,7 +60,7 @@ export async function authenticateAgent(
     retryAfterSeconds: Math.ceil((until.getTime() - now.getTime()) / 1000),
   });
 
-  await pruneThrottle(db, now);
+  if (housekeepingDue(db, "sign-in-throttle", now)) await pruneThrottle(db, now);
   const accountLock = await countAttempt(db, account, ACCOUNT_POLICY, now);
   if (accountLock) return lockedUntil(accountLock);
   const addressLock = await countAttempt(db, address, ADDRESS_POLICY, now);

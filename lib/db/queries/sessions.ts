@@ -1,6 +1,7 @@
 import "server-only";
 import { and, desc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
 import type { Database } from "../connection";
+import { housekeepingDue } from "../housekeeping";
 import { prepared } from "../prepared";
 import { agents, sessions, type SessionMethod, type SessionRow } from "../schema";
 
@@ -25,7 +26,7 @@ function deadSessions(now: Date, limits: SessionLimits) {
   );
 }
 
-/** Records a new sign-in and returns its session id; sessions nobody can use any more are pruned on the way. */
+/** Records a new sign-in and returns its session id; sessions nobody can use any more are pruned on the way (once a minute). */
 export async function openSession(
   db: Database,
   input: {
@@ -36,7 +37,9 @@ export async function openSession(
     limits: SessionLimits;
   },
 ): Promise<string> {
-  await db.delete(sessions).where(deadSessions(input.now, input.limits));
+  if (housekeepingDue(db, "sessions", input.now)) {
+    await db.delete(sessions).where(deadSessions(input.now, input.limits));
+  }
   const [session] = await db
     .insert(sessions)
     .values({
