@@ -46,6 +46,32 @@ const events = (page: Page) => page.evaluate(() => (window as unknown as PortalW
 
 const appFrame = (page: Page): Frame => page.frames().find((each) => each.url().startsWith(`${APP}/embed`))!;
 
+/**
+ * Resolves once the frame has handled every message the portal posted to it so far and rendered what they changed:
+ * a sentinel posted after them arrives after them (postMessage keeps the order between two windows), and two
+ * animation frames later React has painted. What a test finds unchanged then, no earlier message changed.
+ */
+async function frameCaughtUp(page: Page): Promise<void> {
+  const frame = appFrame(page);
+  await frame.evaluate(() => {
+    (window as unknown as { caughtUp?: Promise<void> }).caughtUp = new Promise((resolve) => {
+      window.addEventListener("message", function onSentinel(event: MessageEvent<{ type?: string }>) {
+        if (event.data?.type !== "e2e:sentinel") return;
+        window.removeEventListener("message", onSentinel);
+        requestAnimationFrame(() => requestAnimationFrame(() => resolve()));
+      });
+    });
+  });
+  await page.evaluate(
+    (app) =>
+      document
+        .querySelector<HTMLIFrameElement>("#partner-sales iframe")!
+        .contentWindow!.postMessage({ type: "e2e:sentinel" }, app),
+    APP,
+  );
+  await frame.evaluate(() => (window as unknown as { caughtUp: Promise<void> }).caughtUp);
+}
+
 /** Every request the browser makes, from every page and frame, with its body. */
 function recordRequests(page: Page) {
   const requests: { method: string; url: string; body: string }[] = [];
@@ -131,7 +157,7 @@ test("a portal mounts the app with a signed token: signed in, prefilled, sale ac
   await page.evaluate(() =>
     (window as unknown as PortalWindow).handle.prefill({ customerName: "Próxima Cliente" }),
   );
-  await page.waitForTimeout(300);
+  await frameCaughtUp(page);
   await expect(frame.getByLabel("Nome completo")).toHaveValue("Cliente Prefill");
   await frame.getByRole("button", { name: "Nova venda" }).click();
   await expect(frame.getByLabel("Nome completo")).toHaveValue("Próxima Cliente");
@@ -304,7 +330,7 @@ test("prefill comes only from the allowed portal and never submits", async ({ pa
       }),
     ),
   );
-  await page.waitForTimeout(300);
+  await frameCaughtUp(page);
   await expect(frame.getByLabel("Nome completo")).toHaveValue("");
 
   await page.evaluate(() =>
