@@ -167,7 +167,9 @@ test("a new sign-in ends the session its browser held, and Auth.js's own sign-ou
   expect(second).not.toBe(first);
   expect((await replay(B, first)).sale).toBe(401);
   expect((await replay(B, second)).page).toBe(200);
-  expect((await sessionsOf(agent)).map((session) => session.ended)).toEqual([true, false]);
+  // (Ended rows may already be pruned by a sign-in, so the live ones are counted.)
+  const live = async () => (await sessionsOf(agent)).filter((session) => !session.ended).length;
+  expect(await live()).toBe(1);
 
   // POST /api/auth/signout, as a script or Auth.js's own page sends it: the row ends, not just the cookie.
   const signOut = await page.request.post("/api/auth/signout", {
@@ -176,7 +178,7 @@ test("a new sign-in ends the session its browser held, and Auth.js's own sign-ou
   });
   expect(signOut.status()).toBe(302);
   for (const baseUrl of [A, B]) expect((await replay(baseUrl, second)).sale).toBe(401);
-  expect((await sessionsOf(agent)).map((session) => session.ended)).toEqual([true, true]);
+  expect(await live()).toBe(0);
   await page.context().close();
 });
 
