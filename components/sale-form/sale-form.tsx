@@ -8,7 +8,7 @@ import type { SaleActionState } from "@/app/(sales)/actions";
 import { INITIAL_ACTION_STATE } from "@/lib/action-state";
 import { userMessageFor } from "@/lib/errors";
 import type { PlanOption } from "@/lib/dal/plans";
-import { cpfMask, dateMask, phoneMask } from "@/lib/masks";
+import { cpfMask, dateMask, phoneMask, type Mask } from "@/lib/masks";
 import {
   createSaleSchema,
   EMPTY_SALE,
@@ -35,7 +35,7 @@ export interface SaleFormProps {
   onOutcome?: (outcome: { submissionId: string; status: string; externalId: string | null }) => void;
 }
 
-const MASKS: Partial<Record<SaleField, (digits: string) => string>> = {
+const MASKS: Partial<Record<SaleField, Mask>> = {
   customerDocument: cpfMask,
   customerPhone: phoneMask,
   birthDate: dateMask,
@@ -103,13 +103,12 @@ export function SaleForm({ plans, initialSubmissionId, submitSale, prefill, onOu
     if (!prefill || !open || appliedPrefill.current === prefill.nonce) return;
     appliedPrefill.current = prefill.nonce;
     for (const field of SALE_FIELDS) {
-      let value = prefill.values[field];
+      const value = prefill.values[field];
       if (value === undefined) continue;
-      const iso = field === "birthDate" ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(value) : null;
-      if (iso) value = `${iso[3]}/${iso[2]}/${iso[1]}`;
       const mask = MASKS[field];
-      // Shown as if typed, and checked like typing, so a bad value is flagged before anyone submits.
-      setValue(field, mask ? mask(value.replace(/\D/g, "")) : value, {
+      // Shown as if pasted (a birth date in ISO form too), and checked like typing, so a bad value is flagged
+      // before anyone submits.
+      setValue(field, mask ? mask(value) : value, {
         shouldValidate: true,
         shouldDirty: true,
       });
