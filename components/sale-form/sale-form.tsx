@@ -126,11 +126,20 @@ export function SaleForm({ plans, initialSubmissionId, submitSale, prefill, onOu
     }, focusFirstError)(event);
   };
 
+  // CPF takes the focus once the outcome is gone: only then is the fieldset (disabled while a sale is finished)
+  // enabled again, which a transition may commit frames later; a focus asked for sooner is lost.
+  const focusCpfWhenCleared = useRef(false);
+  useEffect(() => {
+    if (result || !focusCpfWhenCleared.current) return;
+    focusCpfWhenCleared.current = false;
+    setFocus("customerDocument");
+  }, [result, setFocus]);
+
   const startNewSale = () => {
     reset(EMPTY_SALE);
     setSubmissionId(newSubmissionId());
+    focusCpfWhenCleared.current = true;
     startTransition(() => dispatch(RESET));
-    requestAnimationFrame(() => setFocus("customerDocument"));
   };
 
   const cpf = useMaskedInput(register("customerDocument"), cpfMask);
