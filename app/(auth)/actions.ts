@@ -1,9 +1,10 @@
 "use server";
 
+import { headers } from "next/headers";
 import { AuthError, CredentialsSignin } from "next-auth";
 import { signIn, signOut } from "@/auth";
 import type { ActionState } from "@/lib/action-state";
-import { endEverySession, endOneSession, verifySession } from "@/lib/dal/session";
+import { endEverySession, endSessionNamedBy, verifySession } from "@/lib/dal/session";
 import { userMessageFor } from "@/lib/errors";
 import { safeReturnPath } from "@/lib/safe-return-path";
 import { parseSignInCredentials, type SignInField } from "@/lib/validation/sign-in";
@@ -64,8 +65,7 @@ export async function signInAction(
  * (Auth.js's own `POST /api/auth/signout` does the same in its route handler.)
  */
 export async function signOutAction(): Promise<void> {
-  const agent = await verifySession();
-  if (agent) await endOneSession(agent.sessionId);
+  await endSessionNamedBy((await headers()).get("cookie"));
   await signOut({ redirectTo: "/sign-in" });
 }
 

@@ -53,7 +53,7 @@ export type TrustedProxies =
   /** Addresses and CIDR networks, each with its IP version. */
   | { kind: "networks"; networks: { address: string; prefix: number; family: 4 | 6 }[] };
 
-export const CLIENT_ADDRESS_HEADERS = ["x-forwarded-for", "forwarded", "x-real-ip"] as const;
+const CLIENT_ADDRESS_HEADERS = ["x-forwarded-for", "forwarded", "x-real-ip"] as const;
 export type ClientAddressHeader = (typeof CLIENT_ADDRESS_HEADERS)[number];
 
 /**

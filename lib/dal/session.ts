@@ -35,7 +35,7 @@ export async function liveSessionAgent(
 }
 
 /** The session an incoming Cookie header names, if the cookie is ours and intact (live or not: the row decides). */
-export async function sessionClaimsOf(cookieHeader: string | null): Promise<SessionClaims | null> {
+async function sessionClaimsOf(cookieHeader: string | null): Promise<SessionClaims | null> {
   const config = getConfig();
   return readSessionCookie(cookieHeader, {
     cookieName: sessionCookieName(config),
@@ -63,8 +63,7 @@ export async function requireAgent(returnTo: string): Promise<SessionAgent> {
 export async function startSession(agentId: string, method: SessionMethod): Promise<string> {
   const requestHeaders = await headers();
   const userAgent = requestHeaders.get("user-agent");
-  const previous = await sessionClaimsOf(requestHeaders.get("cookie"));
-  if (previous) await endOneSession(previous.sessionId);
+  await endSessionNamedBy(requestHeaders.get("cookie"));
   return openSession(await getDb(), {
     agentId,
     method,
@@ -74,9 +73,14 @@ export async function startSession(agentId: string, method: SessionMethod): Prom
   });
 }
 
-/** Sign-out: this session ends on every instance at once. */
-export async function endOneSession(sessionId: string): Promise<void> {
-  await endSession(await getDb(), sessionId, new Date());
+/**
+ * Sign-out (the server action, Auth.js's endpoint) and a sign-in over an old cookie: the session that Cookie header
+ * names ends on every instance at once. Called before the cookie is cleared or replaced, so a database that cannot
+ * take it fails the request instead of leaving a copy of the cookie alive.
+ */
+export async function endSessionNamedBy(cookieHeader: string | null): Promise<void> {
+  const claims = await sessionClaimsOf(cookieHeader);
+  if (claims) await endSession(await getDb(), claims.sessionId, new Date());
 }
 
 /** "Sair de todos os dispositivos" (and the CLI): every session of the agent ends. */

@@ -26,7 +26,10 @@ function deadSessions(now: Date, limits: SessionLimits) {
   );
 }
 
-/** Records a new sign-in and returns its session id; sessions nobody can use any more are pruned on the way (once a minute). */
+/**
+ * Records a new sign-in and returns its session id; sessions nobody can use any more are pruned on the way (at
+ * most once a minute).
+ */
 export async function openSession(
   db: Database,
   input: {

@@ -1,6 +1,6 @@
 import { NextRequest } from "next/server";
 import { handlers } from "@/auth";
-import { endOneSession, sessionClaimsOf } from "@/lib/dal/session";
+import { endSessionNamedBy } from "@/lib/dal/session";
 import { getConfig } from "@/lib/env";
 import { isHttpsRequest } from "@/lib/http/forwarded";
 import { apiSecurityHeaders, errorResponse } from "@/lib/http/json";
@@ -49,14 +49,11 @@ export async function POST(request: NextRequest) {
   // Sign-out ends the session row before Auth.js clears the cookie: if the database cannot take it, the answer
   // is a 503 and the cookie stays, rather than a cookie cleared here while a copy of it still works elsewhere.
   if (new URL(request.url).pathname.endsWith("/signout")) {
-    const claims = await sessionClaimsOf(request.headers.get("cookie"));
-    if (claims) {
-      try {
-        await endOneSession(claims.sessionId);
-      } catch (error) {
-        log.error("auth.sign_out_failed", { error: error instanceof Error ? error.name : "unknown" });
-        return withSecurityHeaders(request, errorResponse("service_unavailable"));
-      }
+    try {
+      await endSessionNamedBy(request.headers.get("cookie"));
+    } catch (error) {
+      log.error("auth.sign_out_failed", { error });
+      return withSecurityHeaders(request, errorResponse("service_unavailable"));
     }
   }
   const bounded = new NextRequest(request.url, {
