@@ -59,7 +59,7 @@ export async function sellAsSignedInAgent(input: {
     case "not-yours":
       return { ok: false, code: channel === "api" ? "idempotency_key_in_use" : "stale_form" };
     case "in-flight":
-      return { ok: true, result: inFlightResult(submissionId), httpStatus: 409 };
+      return { ok: true, result: inFlightResult(submission.sale), httpStatus: 409 };
     case "result": {
       const { result, outcome, unknownReason } = submission;
       return { ok: true, result, httpStatus: httpStatusOf(outcome, unknownReason, result.replay) };
