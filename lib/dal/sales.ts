@@ -1,9 +1,15 @@
 import "server-only";
 import { getDb } from "@/lib/db";
-import { findSale, listSales, resolveUnknownSale, type Resolution } from "@/lib/db/queries/sales";
+import {
+  findAcceptedSaleOf,
+  findSale,
+  listSales,
+  resolveUnknownSale,
+  type Resolution,
+} from "@/lib/db/queries/sales";
 import type { Sale, SaleStatus } from "@/lib/db/schema";
 import { getConfig } from "@/lib/env";
-import { maskCpf } from "@/lib/format";
+import { formatDateTime, maskCpf } from "@/lib/format";
 import { log } from "@/lib/log";
 import { partnerApi } from "@/lib/partner-api";
 import { outcomeView, type OutcomeView } from "@/lib/sales/outcome-view";
@@ -43,6 +49,35 @@ function toResult(sale: Sale, replay: boolean): SaleResult {
     replay,
     upstreamMessage: sale.upstreamMessage,
   };
+}
+
+/**
+ * Nothing was sent: the ledger already holds an accepted sale of this plan for this CPF, so the form asks the
+ * agent to confirm before sending another.
+ */
+export interface KnownCustomer {
+  status: "known-customer";
+  /** The earlier sale's protocol and when it was made. */
+  protocol: string;
+  soldAt: string;
+}
+
+export async function knownCustomerSale(
+  submissionId: string,
+  sale: ValidSale,
+): Promise<KnownCustomer | null> {
+  const earlier = await findAcceptedSaleOf(await getDb(), {
+    customerDocument: sale.customerDocument,
+    planId: sale.planId,
+    exceptSubmissionId: submissionId,
+  });
+  return earlier
+    ? {
+        status: "known-customer",
+        protocol: formatProtocol(earlier.protocol),
+        soldAt: formatDateTime(earlier.createdAt),
+      }
+    : null;
 }
 
 export type SubmitForAgentResult =

@@ -123,6 +123,8 @@ export const sales = pgTable(
     index("sales_agent_created_idx").on(table.agentId, table.createdAt),
     index("sales_status_idx").on(table.status),
     uniqueIndex("sales_protocol_key").on(table.protocol),
+    // "Has this customer bought this plan here before?", asked before each sale the form sends.
+    index("sales_customer_document_idx").on(sql`(${table.request} ->> 'customerDocument')`),
   ],
 );
 

@@ -24,4 +24,5 @@ $$;--> statement-breakpoint
 UPDATE "sales" SET "protocol" = "backfill_sale_protocol"() WHERE "protocol" IS NULL;--> statement-breakpoint
 DROP FUNCTION "backfill_sale_protocol"();--> statement-breakpoint
 ALTER TABLE "sales" ALTER COLUMN "protocol" SET NOT NULL;--> statement-breakpoint
-CREATE UNIQUE INDEX "sales_protocol_key" ON "sales" USING btree ("protocol");
+CREATE UNIQUE INDEX "sales_protocol_key" ON "sales" USING btree ("protocol");--> statement-breakpoint
+CREATE INDEX "sales_customer_document_idx" ON "sales" USING btree (("request" ->> 'customerDocument'));

@@ -165,6 +165,34 @@ export async function markStalePendingUnknown(
   return stale.length;
 }
 
+/**
+ * The customer's latest accepted sale of this plan here, other than `exceptSubmissionId` (the sale being sent,
+ * which may be a replay of an accepted one).
+ */
+export async function findAcceptedSaleOf(
+  db: Database,
+  input: { customerDocument: string; planId: string; exceptSubmissionId: string },
+): Promise<Pick<Sale, "protocol" | "createdAt"> | undefined> {
+  const find = prepared(db, "find_accepted_sale_of", (db, statementName) =>
+    db
+      .select({ protocol: sales.protocol, createdAt: sales.createdAt })
+      .from(sales)
+      .where(
+        and(
+          sql`${sales.request} ->> 'customerDocument' = ${sql.placeholder("customerDocument")}`,
+          sql`lower(${sales.request} ->> 'planId') = lower(${sql.placeholder("planId")})`,
+          eq(sales.status, "accepted"),
+          sql`${sales.submissionId} <> ${sql.placeholder("exceptSubmissionId")}`,
+        ),
+      )
+      .orderBy(desc(sales.createdAt))
+      .limit(1)
+      .prepare(statementName),
+  );
+  const [sale] = await find.execute(input);
+  return sale;
+}
+
 export interface SaleListRow {
   submissionId: string;
   protocol: string;
