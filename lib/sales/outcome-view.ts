@@ -35,10 +35,12 @@ const title = (status: Exclude<SaleStatus, "pending">) => `Venda ${STATUS_LABELS
 
 const AGAIN_AS_NEW = "A correção é enviada como uma nova venda.";
 
-/** The provider's 409: this CPF already holds this plan. Both fields are what the agent can change. */
+/**
+ * The provider's 409: this CPF already holds this plan. The plan is what the agent changes next (the CPF being
+ * mistyped is the rarer case, so the words mention it without marking it).
+ */
 const ALREADY_HAS_PLAN: Partial<Record<SaleField, string>> = {
-  customerDocument: "Este CPF já tem o plano escolhido: confira o número com o cliente.",
-  planId: "O cliente já tem este plano: ofereça outro.",
+  planId: "O cliente já tem este plano: ofereça outro ou confira o CPF.",
 };
 
 function rejection(facts: OutcomeFacts): Pick<OutcomeView, "detail" | "fieldErrors"> {
