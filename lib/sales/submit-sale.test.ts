@@ -3,7 +3,12 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/lib/db/connection";
 import { insertAgent } from "@/lib/db/queries/agents";
-import { claimSubmission, markStalePendingUnknown, resolveUnknownSale } from "@/lib/db/queries/sales";
+import {
+  claimSubmission,
+  findAcceptedSaleOf,
+  markStalePendingUnknown,
+  resolveUnknownSale,
+} from "@/lib/db/queries/sales";
 import { sales } from "@/lib/db/schema";
 import { createPartnerApiClient, type PartnerApiClient } from "@/lib/partner-api";
 import type { ValidSale } from "@/lib/validation/sale";
@@ -90,6 +95,21 @@ describe.each(testDatabases)("the sales ledger on $name", ({ open }) => {
     expect(retried).toMatchObject({ sale: { status: "accepted", attempts: 2, protocol } });
     const other = await submit(randomUUID(), sale());
     expect(other.kind === "completed" && other.sale.protocol).not.toBe(protocol);
+  });
+
+  it("finds the customer's earlier accepted sale of the same plan, not the sale being sent nor other plans", async () => {
+    const input = sale();
+    const first = randomUUID();
+    const accepted = await submit(first, input);
+    const lookFor = (planId: string, exceptSubmissionId: string) =>
+      findAcceptedSaleOf(handle.db, { customerDocument: input.customerDocument, planId, exceptSubmissionId });
+
+    expect(await lookFor(input.planId.toUpperCase(), randomUUID())).toEqual({
+      protocol: accepted.kind === "completed" ? accepted.sale.protocol : "",
+      createdAt: expect.any(Date),
+    });
+    expect(await lookFor(input.planId, first)).toBeUndefined();
+    expect(await lookFor("c18b5f73-96a0-4d2e-b4f1-7a3e8c6d9052", randomUUID())).toBeUndefined();
   });
 
   it("draws again when a new sale's protocol is already taken", async () => {
