@@ -1,6 +1,7 @@
+import { readFile } from "node:fs/promises";
 import { expect, type Page } from "@playwright/test";
 
-/** `/sales`: the history, and its filter chips. */
+/** `/sales`: the history, its filter chips and its CSV export. */
 export class SalesHistoryPage {
   constructor(readonly page: Page) {}
 
@@ -10,9 +11,16 @@ export class SalesHistoryPage {
     this.page
       .getByRole("navigation", { name: "Filtrar por situação" })
       .getByRole("link", { name, exact: true });
+  readonly exportLink = () => this.page.getByRole("link", { name: "Exportar CSV" });
 
   async goto(query = "") {
     await this.page.goto(`/sales${query}`);
     await expect(this.heading()).toBeVisible();
+  }
+
+  /** Clicks "Exportar CSV" and reads the file the browser saves. */
+  async exportCsv(): Promise<{ fileName: string; bytes: Buffer }> {
+    const [download] = await Promise.all([this.page.waitForEvent("download"), this.exportLink().click()]);
+    return { fileName: download.suggestedFilename(), bytes: await readFile(await download.path()) };
   }
 }

@@ -31,6 +31,13 @@ export default async function SalesPage({ searchParams }: PageProps<"/sales">) {
         <h1 id="sales-title" className="text-2xl font-semibold">
           {supervisor ? "Vendas da equipe" : "Minhas vendas"}
         </h1>
+        <a
+          href={`/sales/export${historyQuery(filter)}`}
+          download
+          className="text-sm font-medium text-brand-700 underline hover:text-brand-800"
+        >
+          Exportar CSV
+        </a>
       </div>
       <nav aria-label="Filtrar por situação" className="flex flex-wrap gap-2 text-sm">
         {[undefined, ...STATUS_FILTERS].map((status) => (
