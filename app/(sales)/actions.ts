@@ -12,6 +12,7 @@ import {
 import { verifySession } from "@/lib/dal/session";
 import { sellAsSignedInAgent } from "@/lib/dal/sell";
 import { userMessageFor } from "@/lib/errors";
+import { isSaleResolution } from "@/lib/sales/settlement";
 import { SALE_FIELDS, type SaleField } from "@/lib/validation/sale";
 
 export type SaleActionState = ActionState<SaleField, SaleResult | KnownCustomer>;
@@ -30,14 +31,19 @@ export async function submitSaleAction(
   return { ok: false, fieldErrors: sold.fieldErrors ?? {}, message: userMessageFor(sold.code) };
 }
 
-/** A supervisor settles an `unknown` sale after checking with the provider. */
+/**
+ * A supervisor settles an `unknown` sale after checking with the provider (the confirmation step of the sale page
+ * posts here). The sale page then says what happened: settled now, or already settled by someone else.
+ */
 export async function resolveSaleAction(formData: FormData): Promise<void> {
   const agent = await verifySession();
   if (!agent) redirect("/sign-in");
   const submissionId = formData.get("submissionId");
   const resolution = formData.get("resolution");
-  if (!isSubmissionId(submissionId) || (resolution !== "registered" && resolution !== "not-registered"))
-    return;
-  await resolveSaleAsSupervisor(agent, submissionId, resolution);
+  if (!isSubmissionId(submissionId)) redirect("/sales");
+  if (!isSaleResolution(resolution)) redirect(`/sales/${submissionId}`);
+  const settlement = await resolveSaleAsSupervisor(agent, submissionId, resolution);
+  if (settlement === "not-allowed") redirect(`/sales/${submissionId}`);
   revalidatePath(`/sales/${submissionId}`);
+  redirect(`/sales/${submissionId}?settled=${settlement === "settled" ? "now" : "earlier"}`);
 }

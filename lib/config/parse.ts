@@ -41,6 +41,8 @@ export interface Config {
     /** The portals whose signed tokens sign agents in; empty = sign-in by portal token is off. */
     portals: EmbedPortal[];
   };
+  /** IANA zone of the times people read: history, sale page, export (APP_TIME_ZONE). */
+  timeZone: string;
   port: number;
   sandboxPort: number;
   /** `npm start` also appends the app's and the sandbox's log lines here. */
@@ -191,6 +193,19 @@ export function parseTrustedProxies(value: string | undefined): TrustedProxies {
   return { kind: "networks", networks };
 }
 
+/** An IANA zone the runtime knows ("America/Sao_Paulo"), in its canonical spelling. */
+export function parseTimeZone(value: string | undefined): string {
+  if (value === undefined) return "America/Sao_Paulo";
+  try {
+    return new Intl.DateTimeFormat("en-US", { timeZone: value }).resolvedOptions().timeZone;
+  } catch {
+    throw new ConfigError(
+      "APP_TIME_ZONE",
+      `is not an IANA time zone such as America/Sao_Paulo (got "${value}")`,
+    );
+  }
+}
+
 const originSchema = z.url({ protocol: /^https?$/ });
 
 export function parseOrigins(name: string, value: string | undefined): string[] {
@@ -299,6 +314,7 @@ export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
     clientAddressHeader: parseClientAddressHeader(text(env, "TRUSTED_PROXY_HEADER")),
     metricsToken: secret(env, "METRICS_TOKEN"),
     embed: embedFrom(env, cwd, allowedOrigins),
+    timeZone: parseTimeZone(text(env, "APP_TIME_ZONE")),
     port,
     sandboxPort,
     logFile: text(env, "LOG_FILE") ? resolve(cwd, text(env, "LOG_FILE")!) : undefined,

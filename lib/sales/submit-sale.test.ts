@@ -238,9 +238,12 @@ describe.each(testDatabases)("the sales ledger on $name", ({ open }) => {
       supervisorId: otherAgentId,
       resolution: "registered",
     });
+    // The provider's answer (a 500) stays; the supervisor's confirmation is recorded beside it.
     expect(settled).toMatchObject({
       status: "accepted",
-      outcomeDetail: "confirmed-registered",
+      upstreamStatus: 500,
+      outcomeDetail: "server-error",
+      resolution: "registered",
       resolvedBy: otherAgentId,
     });
     expect(settled?.resolvedAt).toBeInstanceOf(Date);

@@ -5,7 +5,7 @@ import type { PartnerSaleField, PartnerSaleRequestBody } from "@/lib/partner-api
 import { newProtocol } from "@/lib/sales/protocol";
 import type { Database } from "../connection";
 import { prepared } from "../prepared";
-import { agents, sales, type Sale, type SaleStatus } from "../schema";
+import { agents, sales, type Sale, type SaleResolution, type SaleStatus } from "../schema";
 
 export type Claim = { claimed: true; sale: Sale } | { claimed: false; sale: Sale };
 
@@ -200,16 +200,37 @@ export interface SaleListRow {
   request: PartnerSaleRequestBody;
   agentName: string;
   createdAt: Date;
+  upstreamMessage: string | null;
+  resolverName: string | null;
+  resolvedAt: Date | null;
 }
 
-/** Most recent first; `agentId` limits the list to one agent's own sales. */
+export interface SaleListFilter {
+  /** Only this agent's own sales. */
+  agentId?: string;
+  status?: SaleStatus;
+}
+
+/**
+ * Most recent first, `limit` at a time: `after` (the last submissionId of the previous page) continues the list.
+ * The database reads the cursor row's own creation time, so a page boundary never falls between two sales created
+ * within the same millisecond (timestamps keep microseconds; a JavaScript Date would not).
+ */
 export function listSales(
   db: Database,
-  filter: { agentId?: string; status?: SaleStatus; limit: number },
+  filter: SaleListFilter & { limit: number; after?: string },
 ): Promise<SaleListRow[]> {
+  const resolver = alias(agents, "resolver");
+  const cursor = alias(sales, "cursor");
   const conditions = [
     filter.agentId ? eq(sales.agentId, filter.agentId) : undefined,
     filter.status ? eq(sales.status, filter.status) : undefined,
+    filter.after
+      ? sql`(${sales.createdAt}, ${sales.submissionId}) < (${db
+          .select({ createdAt: cursor.createdAt, submissionId: cursor.submissionId })
+          .from(cursor)
+          .where(eq(cursor.submissionId, filter.after))})`
+      : undefined,
   ].filter((condition) => condition !== undefined);
   return db
     .select({
@@ -219,11 +240,15 @@ export function listSales(
       request: sales.request,
       agentName: agents.name,
       createdAt: sales.createdAt,
+      upstreamMessage: sales.upstreamMessage,
+      resolverName: resolver.name,
+      resolvedAt: sales.resolvedAt,
     })
     .from(sales)
     .innerJoin(agents, eq(agents.id, sales.agentId))
+    .leftJoin(resolver, eq(resolver.id, sales.resolvedBy))
     .where(and(...conditions))
-    .orderBy(desc(sales.createdAt))
+    .orderBy(desc(sales.createdAt), desc(sales.submissionId))
     .limit(filter.limit);
 }
 
@@ -242,21 +267,20 @@ export async function findSale(
   return row ? { ...row.sale, agentName: row.agentName, resolverName: row.resolverName } : undefined;
 }
 
-export type Resolution = "registered" | "not-registered";
-
 /**
  * A supervisor settles an `unknown` sale after asking the provider: registered → accepted; not registered →
- * failed (nothing to duplicate, so it may be sold again). Only `unknown` rows move; returns undefined otherwise.
+ * failed (nothing to duplicate, so it may be sold again). What the provider answered stays in `outcomeDetail`;
+ * the settlement is `resolution`, by whom and when. Only `unknown` rows move; returns undefined otherwise.
  */
 export async function resolveUnknownSale(
   db: Database,
-  input: { submissionId: string; supervisorId: string; resolution: Resolution },
+  input: { submissionId: string; supervisorId: string; resolution: SaleResolution },
 ): Promise<Sale | undefined> {
   const [sale] = await db
     .update(sales)
     .set({
       status: input.resolution === "registered" ? "accepted" : "failed",
-      outcomeDetail: input.resolution === "registered" ? "confirmed-registered" : "confirmed-not-registered",
+      resolution: input.resolution,
       resolvedBy: input.supervisorId,
       resolvedAt: sql`now()`,
       updatedAt: sql`now()`,
