@@ -1,6 +1,12 @@
 import type { ReactNode } from "react";
 
-// No app header: the portal around the frame is the agent's chrome.
+// No app header: the portal around the frame is the agent's chrome. Every state of the page (the form, each
+// problem) is this one screen, so the heading is here.
 export default function EmbedLayout({ children }: { children: ReactNode }) {
-  return <main className="bg-white">{children}</main>;
+  return (
+    <main className="bg-white">
+      <h1 className="sr-only">Nova venda</h1>
+      {children}
+    </main>
+  );
 }
