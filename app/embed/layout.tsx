@@ -4,8 +4,11 @@ import type { ReactNode } from "react";
 // problem) is this one screen, so the heading is here.
 export default function EmbedLayout({ children }: { children: ReactNode }) {
   return (
-    <main className="bg-white">
-      <h1 className="sr-only">Nova venda</h1>
+    // Named: the portal's page around the frame has a main landmark of its own.
+    <main className="bg-white" aria-labelledby="embed-heading">
+      <h1 id="embed-heading" className="sr-only">
+        Nova venda
+      </h1>
       {children}
     </main>
   );
