@@ -46,7 +46,7 @@ interface ErrorEntry {
   message: string;
 }
 
-// Provider failures are shown under the outcome's title ("Serviço indisponível…"), so they say what follows.
+// Provider failures are shown under the outcome's title ("Venda não enviada"), so they say what follows.
 const SERVICE_UNAVAILABLE = "Não conseguimos falar com o fornecedor. Tente enviar novamente em instantes.";
 const CREDENTIALS = "Nada foi enviado. Avise o suporte: a integração com o fornecedor precisa de ajuste.";
 

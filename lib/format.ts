@@ -27,9 +27,10 @@ export function formatIsoDate(iso: string): string {
   return `${day}/${month}/${year}`;
 }
 
+/** The one status vocabulary: the outcome panel ("Venda aceita"), the history, the sale page and the export. */
 export const STATUS_LABELS = {
-  pending: "Enviando",
-  accepted: "Enviada",
+  pending: "Em envio",
+  accepted: "Aceita",
   rejected: "Recusada",
   failed: "Não enviada",
   unknown: "A confirmar",

@@ -1,14 +1,21 @@
 import "server-only";
 import { getDb } from "@/lib/db";
-import { findSale, listSales, resolveUnknownSale, type Resolution } from "@/lib/db/queries/sales";
+import {
+  findAcceptedSaleOf,
+  findSale,
+  listSales,
+  resolveUnknownSale,
+  type Resolution,
+} from "@/lib/db/queries/sales";
 import type { Sale, SaleStatus } from "@/lib/db/schema";
 import { getConfig } from "@/lib/env";
-import { maskCpf } from "@/lib/format";
+import { formatDateTime, maskCpf } from "@/lib/format";
 import { log } from "@/lib/log";
 import { partnerApi } from "@/lib/partner-api";
 import { outcomeView, type OutcomeView } from "@/lib/sales/outcome-view";
+import { formatProtocol } from "@/lib/sales/protocol";
 import { submitSale, type SubmissionResult } from "@/lib/sales/submit-sale";
-import { createSaleSchema, isUuid, type SaleField, type ValidSale } from "@/lib/validation/sale";
+import { createSaleSchema, isUuid, type ValidSale } from "@/lib/validation/sale";
 import type { SessionAgent } from "./session";
 
 export { isUuid as isSubmissionId } from "@/lib/validation/sale";
@@ -25,33 +32,52 @@ export function saleSchema() {
 }
 
 /** What the browser and API clients learn about a submission: no personal data, no upstream internals. */
-export interface SaleResult {
+export interface SaleResult extends OutcomeView {
   submissionId: string;
-  status: OutcomeView["status"];
-  title: string;
-  detail: string | null;
-  canRetry: boolean;
+  /** The protocol as people read it, "7KQ2M-X9R4B". */
+  protocol: string;
   replay: boolean;
+  /** The provider's own words, shown quoted, apart from ours. */
   upstreamMessage: string | null;
-  /** Fields the upstream named when it refused the sale, mapped to the form's fields. */
-  fieldErrors: Partial<Record<SaleField, string>>;
 }
 
-const REJECTED_FIELD_MESSAGE = "O fornecedor recusou este campo: confira o valor.";
-
 function toResult(sale: Sale, replay: boolean): SaleResult {
-  const view = outcomeView(sale.status, sale.upstreamMessage, sale.outcomeDetail);
-  const fieldErrors: Partial<Record<SaleField, string>> = {};
-  for (const field of sale.rejectedFields ?? []) {
-    if (field !== "partnerSource") fieldErrors[field] = REJECTED_FIELD_MESSAGE;
-  }
   return {
     submissionId: sale.submissionId,
-    ...view,
+    protocol: formatProtocol(sale.protocol),
+    ...outcomeView(sale),
     replay,
     upstreamMessage: sale.upstreamMessage,
-    fieldErrors,
   };
+}
+
+/**
+ * Nothing was sent: the ledger already holds an accepted sale of this plan for this CPF, so the form asks the
+ * agent to confirm before sending another.
+ */
+export interface KnownCustomer {
+  status: "known-customer";
+  /** The earlier sale's protocol and when it was made. */
+  protocol: string;
+  soldAt: string;
+}
+
+export async function knownCustomerSale(
+  submissionId: string,
+  sale: ValidSale,
+): Promise<KnownCustomer | null> {
+  const earlier = await findAcceptedSaleOf(await getDb(), {
+    customerDocument: sale.customerDocument,
+    planId: sale.planId,
+    exceptSubmissionId: submissionId,
+  });
+  return earlier
+    ? {
+        status: "known-customer",
+        protocol: formatProtocol(earlier.protocol),
+        soldAt: formatDateTime(earlier.createdAt),
+      }
+    : null;
 }
 
 export type SubmitForAgentResult =
@@ -78,18 +104,13 @@ export async function submitSaleAsAgent(
   };
 }
 
-export function inFlightResult(submissionId: string): SaleResult {
-  return {
-    submissionId,
-    ...outcomeView("in-flight", null, null),
-    replay: true,
-    upstreamMessage: null,
-    fieldErrors: {},
-  };
-}
+/** A submission still `pending` in the ledger: another request is waiting for the provider's answer. */
+export const inFlightResult = (sale: Sale): SaleResult => toResult(sale, true);
 
 export interface SaleListItem {
   submissionId: string;
+  /** As people read it, "7KQ2M-X9R4B". */
+  protocol: string;
   status: SaleStatus;
   customerName: string;
   maskedCpf: string;
@@ -111,6 +132,7 @@ export async function listVisibleSales(agent: SessionAgent, status?: SaleStatus)
   });
   return rows.map((row) => ({
     submissionId: row.submissionId,
+    protocol: formatProtocol(row.protocol),
     status: row.status,
     customerName: row.request.customerName,
     maskedCpf: maskCpf(row.request.customerDocument),
@@ -122,6 +144,8 @@ export async function listVisibleSales(agent: SessionAgent, status?: SaleStatus)
 
 export interface SaleDetail {
   submissionId: string;
+  /** As people read it, "7KQ2M-X9R4B". */
+  protocol: string;
   status: SaleStatus;
   request: Sale["request"];
   planName: string;
@@ -144,6 +168,7 @@ export async function getVisibleSale(agent: SessionAgent, submissionId: string):
   if (!sale || (agent.role !== "supervisor" && sale.agentId !== agent.id)) return null;
   return {
     submissionId: sale.submissionId,
+    protocol: formatProtocol(sale.protocol),
     status: sale.status,
     request: sale.request,
     planName: planName(sale.request.planId),

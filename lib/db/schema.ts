@@ -96,6 +96,11 @@ export const sales = pgTable(
   "sales",
   {
     submissionId: uuid("submission_id").primaryKey(),
+    /**
+     * What people read and type back (`lib/sales/protocol.ts`): ten Crockford base32 characters with a check
+     * character, stored ungrouped. The submissionId stays the key programs use.
+     */
+    protocol: text("protocol").notNull(),
     agentId: uuid("agent_id")
       .notNull()
       .references(() => agents.id),
@@ -117,6 +122,9 @@ export const sales = pgTable(
   (table) => [
     index("sales_agent_created_idx").on(table.agentId, table.createdAt),
     index("sales_status_idx").on(table.status),
+    uniqueIndex("sales_protocol_key").on(table.protocol),
+    // "Has this customer bought this plan here before?", asked before each sale the form sends.
+    index("sales_customer_document_idx").on(sql`(${table.request} ->> 'customerDocument')`),
   ],
 );
 

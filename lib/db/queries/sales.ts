@@ -2,6 +2,7 @@ import "server-only";
 import { and, desc, eq, lt, notInArray, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { PartnerSaleField, PartnerSaleRequestBody } from "@/lib/partner-api/types";
+import { newProtocol } from "@/lib/sales/protocol";
 import type { Database } from "../connection";
 import { prepared } from "../prepared";
 import { agents, sales, type Sale, type SaleStatus } from "../schema";
@@ -15,12 +16,15 @@ export type Claim = { claimed: true; sale: Sale } | { claimed: false; sale: Sale
 export async function claimSubmission(
   db: Database,
   input: { submissionId: string; agentId: string; request: PartnerSaleRequestBody },
+  /** Where a new row's protocol comes from (a test may force a collision). */
+  drawProtocol: () => string = newProtocol,
 ): Promise<Claim> {
   const insert = prepared(db, "claim_submission", (db, statementName) =>
     db
       .insert(sales)
       .values({
         submissionId: sql.placeholder("submissionId"),
+        protocol: sql.placeholder("protocol"),
         agentId: sql.placeholder("agentId"),
         request: sql.placeholder("request"),
       })
@@ -28,7 +32,9 @@ export async function claimSubmission(
       .returning()
       .prepare(statementName),
   );
-  const [inserted] = await insert.execute(input);
+  const [inserted] = await insertWithFreshProtocol(() =>
+    insert.execute({ ...input, protocol: drawProtocol() }),
+  );
   if (inserted) return { claimed: true, sale: inserted };
 
   const [retried] = await db
@@ -56,6 +62,29 @@ export async function claimSubmission(
   const [existing] = await db.select().from(sales).where(eq(sales.submissionId, input.submissionId)).limit(1);
   if (!existing) throw new Error("A submission vanished between its insert and its read.");
   return { claimed: false, sale: existing };
+}
+
+/**
+ * Two sales drawing the same protocol (one chance in 3.5·10¹³ per pair) is settled by drawing again: the unique
+ * index refuses the second, and only that refusal is retried.
+ */
+async function insertWithFreshProtocol<T>(insert: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await insert();
+    } catch (error) {
+      if (attempt >= 3 || !isViolationOf(error, "sales_protocol_key")) throw error;
+    }
+  }
+}
+
+function isViolationOf(error: unknown, constraint: string): boolean {
+  // node-postgres and PGlite both put the server's fields on the error; Drizzle may wrap it as `cause`.
+  for (let current = error; current instanceof Error; current = current.cause) {
+    const fields = current as Error & { code?: unknown; constraint?: unknown };
+    if (fields.code === "23505" && fields.constraint === constraint) return true;
+  }
+  return false;
 }
 
 export interface RecordedOutcome {
@@ -136,8 +165,37 @@ export async function markStalePendingUnknown(
   return stale.length;
 }
 
+/**
+ * The customer's latest accepted sale of this plan here, other than `exceptSubmissionId` (the sale being sent,
+ * which may be a replay of an accepted one).
+ */
+export async function findAcceptedSaleOf(
+  db: Database,
+  input: { customerDocument: string; planId: string; exceptSubmissionId: string },
+): Promise<Pick<Sale, "protocol" | "createdAt"> | undefined> {
+  const find = prepared(db, "find_accepted_sale_of", (db, statementName) =>
+    db
+      .select({ protocol: sales.protocol, createdAt: sales.createdAt })
+      .from(sales)
+      .where(
+        and(
+          sql`${sales.request} ->> 'customerDocument' = ${sql.placeholder("customerDocument")}`,
+          sql`lower(${sales.request} ->> 'planId') = lower(${sql.placeholder("planId")})`,
+          eq(sales.status, "accepted"),
+          sql`${sales.submissionId} <> ${sql.placeholder("exceptSubmissionId")}`,
+        ),
+      )
+      .orderBy(desc(sales.createdAt))
+      .limit(1)
+      .prepare(statementName),
+  );
+  const [sale] = await find.execute(input);
+  return sale;
+}
+
 export interface SaleListRow {
   submissionId: string;
+  protocol: string;
   status: SaleStatus;
   request: PartnerSaleRequestBody;
   agentName: string;
@@ -156,6 +214,7 @@ export function listSales(
   return db
     .select({
       submissionId: sales.submissionId,
+      protocol: sales.protocol,
       status: sales.status,
       request: sales.request,
       agentName: agents.name,
