@@ -14,12 +14,8 @@ export type DeclaredWarningCodes = Holds<Same<PartnerSales.WarningCode, Appearan
 export type DeclaredAppearance = Holds<Same<PartnerSales.AppearanceSetting, AppearanceSetting>>;
 export type DeclaredPrefill = Holds<Same<keyof PartnerSales.Prefill, SaleField>>;
 export type DeclaredEventTypes = Holds<Same<PartnerSales.FrameEvent["type"], EmbedEvent["type"]>>;
-// Every event the frame posts is a declared one. `protocol` is declared before the sale form posts it (issue 14);
-// once it does, drop this Omit.
-type WithoutProtocol<Event> = Event extends unknown ? Omit<Event, "protocol"> : never;
-export type DeclaredEvents = Holds<
-  [EmbedEvent] extends [WithoutProtocol<PartnerSales.FrameEvent>] ? true : false
->;
+// Every event the frame posts is a declared one.
+export type DeclaredEvents = Holds<[EmbedEvent] extends [PartnerSales.FrameEvent] ? true : false>;
 
 export function portalUsage(element: HTMLElement, log: (...values: unknown[]) => void) {
   const handle = PartnerSales.mount(element, {

@@ -23,7 +23,13 @@ export type EmbedEvent =
   // `awaitingToken`: the frame is ready for the portal's token (embed.js answers with `partner-sales:token`).
   | { type: "partner-sales:ready"; awaitingToken?: true }
   | { type: "partner-sales:resize"; height: number }
-  | { type: "partner-sales:submitted"; submissionId: string; status: string; externalId: string | null }
+  | {
+      type: "partner-sales:submitted";
+      submissionId: string;
+      protocol: string;
+      status: string;
+      externalId: string | null;
+    }
   | { type: "partner-sales:error"; code: EmbedErrorCode }
   | ({ type: "partner-sales:warning" } & AppearanceWarning);
 
