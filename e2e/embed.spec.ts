@@ -482,6 +482,10 @@ test("a portal's appearance restyles the form; an unreadable or hostile one is i
   expect(stylesheets()).toBeGreaterThan(0);
 
   const before = stylesheets();
+  const consoleWarnings: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "warning") consoleWarnings.push(message.text());
+  });
   frame = await mountInPortal(page, ALLOWED_PORTAL, {
     token: await signEmbedToken(),
     appearance: { brandColor: "#ffff00", radius: 99, fontFamily: "Georgia;}body{display:none" },
@@ -498,6 +502,8 @@ test("a portal's appearance restyles the form; an unreadable or hostile one is i
       { type: "partner-sales:warning", code: "appearance_invalid", setting: "fontFamily" },
     ]);
   expect(stylesheets()).toBe(before);
+  // embed.js says so in the portal's console too.
+  expect(consoleWarnings).toContain("PartnerSales: appearance.radius was ignored (appearance_invalid)");
   await expectNoAxeViolations(page);
 
   // The stylesheet writes only what passed, whatever its address says.

@@ -69,6 +69,10 @@
       if (data.type === PREFIX + "resize" && typeof data.height === "number" && data.height > 0) {
         iframe.style.height = Math.ceil(data.height) + "px";
       }
+      // For the portal's developers, who may not be listening: the frame ignored part of the appearance.
+      if (data.type === PREFIX + "warning" && window.console) {
+        console.warn("PartnerSales: appearance." + data.setting + " was ignored (" + data.code + ")");
+      }
       if (data.type === PREFIX + "ready") {
         if (data.awaitingToken === true) {
           if (options.token) sendToken();
