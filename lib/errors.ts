@@ -26,7 +26,9 @@ export type RequestErrorCode =
   | "token_sign_in_off"
   | "token_not_framed"
   | "token_in_url"
-  | "token_unavailable";
+  | "token_unavailable"
+  | "session_missing"
+  | "session_cookie_blocked";
 
 /** Why a sale could not reach the provider (recorded as the `failed` outcome's detail). */
 export type PartnerApiErrorCode =
@@ -116,6 +118,15 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
     status: 401,
     message: "O portal não entregou o acesso. Abra a venda novamente pelo portal.",
   },
+  session_missing: {
+    status: 401,
+    message: "Você não está conectado. Abra a venda novamente pelo portal ou entre com seu e-mail e senha.",
+  },
+  session_cookie_blocked: {
+    status: 401,
+    message:
+      "Seu navegador não guardou a sessão dentro do portal porque bloqueia cookies de terceiros. Use o Partner Sales em uma nova aba ou permita cookies para este site.",
+  },
   "partner_api.invalid_client": { status: 502, message: CREDENTIALS },
   "partner_api.token_rejected": { status: 502, message: CREDENTIALS },
   "partner_api.unauthorized": { status: 502, message: CREDENTIALS },
@@ -123,6 +134,31 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
   "partner_api.token_unavailable": { status: 502, message: SERVICE_UNAVAILABLE },
   "partner_api.unreachable": { status: 502, message: SERVICE_UNAVAILABLE },
 };
+
+/**
+ * Every code /embed may post to its portal as `partner-sales:error`: the README's table and public/embed.d.ts
+ * list these, and test/embed-declarations.ts fails the type-check when the declarations drift from this list.
+ */
+export const EMBED_ERROR_CODES = [
+  "token_invalid",
+  "token_misaddressed",
+  "token_expired",
+  "token_replayed",
+  "token_account_disabled",
+  "token_sign_in_off",
+  "token_not_framed",
+  "token_in_url",
+  "token_unavailable",
+  "session_missing",
+  "session_cookie_blocked",
+  "service_unavailable",
+] as const satisfies readonly RequestErrorCode[];
+
+export type EmbedErrorCode = (typeof EMBED_ERROR_CODES)[number];
+
+export function isEmbedErrorCode(code: unknown): code is EmbedErrorCode {
+  return (EMBED_ERROR_CODES as readonly unknown[]).includes(code);
+}
 
 /** Seconds a client should wait before trying again, sent as `Retry-After` with every 503. */
 export const RETRY_AFTER_SECONDS = 5;

@@ -1,8 +1,10 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { SaleForm, type SaleFormProps } from "@/components/sale-form/sale-form";
+import type { AppearanceWarning } from "@/lib/embed-appearance";
 import { pickSaleFields } from "@/lib/validation/sale";
+import { FrameReport } from "./frame-report";
 import { onParentMessage, postToParent, takePendingPrefill } from "./parent-channel";
 
 /**
@@ -11,40 +13,33 @@ import { onParentMessage, postToParent, takePendingPrefill } from "./parent-chan
  */
 export function EmbeddedSaleForm({
   allowedOrigins,
+  warnings,
   ...form
-}: Omit<SaleFormProps, "prefill" | "onOutcome"> & { allowedOrigins: string[] }) {
+}: Omit<SaleFormProps, "prefill" | "onOutcome"> & {
+  allowedOrigins: string[];
+  warnings?: readonly AppearanceWarning[];
+}) {
   // The token's prefill, handed over by the sign-in step.
   const [prefill, setPrefill] = useState<SaleFormProps["prefill"]>(() => {
     const values = typeof window === "undefined" ? undefined : takePendingPrefill();
     return values && Object.keys(values).length > 0 ? { values, nonce: 0 } : undefined;
   });
-  const container = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     const stopListening = onParentMessage(allowedOrigins, "partner-sales:prefill", (data) =>
       setPrefill({ values: pickSaleFields(data.fields), nonce: Date.now() }),
     );
-
-    const element = container.current;
-    const observer = new ResizeObserver(() => {
-      if (element)
-        postToParent(allowedOrigins, { type: "partner-sales:resize", height: element.offsetHeight });
-    });
-    if (element) observer.observe(element);
     postToParent(allowedOrigins, { type: "partner-sales:ready" });
-    return () => {
-      stopListening();
-      observer.disconnect();
-    };
+    return stopListening;
   }, [allowedOrigins]);
 
   return (
-    <div ref={container} className="p-3">
+    <FrameReport allowedOrigins={allowedOrigins} warnings={warnings} className="p-3">
       <SaleForm
         {...form}
         prefill={prefill}
         onOutcome={(outcome) => postToParent(allowedOrigins, { type: "partner-sales:submitted", ...outcome })}
       />
-    </div>
+    </FrameReport>
   );
 }

@@ -1,5 +1,7 @@
 "use client";
 
+import type { AppearanceWarning } from "@/lib/embed-appearance";
+import type { EmbedErrorCode } from "@/lib/errors";
 import type { SaleFormValues } from "@/lib/validation/sale";
 
 // Third-party frames may not touch sessionStorage: the token's prefill waits here, in memory, for the form
@@ -16,12 +18,20 @@ export function takePendingPrefill(): Partial<SaleFormValues> | undefined {
   return values;
 }
 
+/** What the frame posts to the portal: public/embed.d.ts declares the same (test/embed-declarations.ts checks). */
 export type EmbedEvent =
   // `awaitingToken`: the frame is ready for the portal's token (embed.js answers with `partner-sales:token`).
   | { type: "partner-sales:ready"; awaitingToken?: true }
   | { type: "partner-sales:resize"; height: number }
-  | { type: "partner-sales:submitted"; submissionId: string; status: string; externalId: string | null }
-  | { type: "partner-sales:error"; code: string };
+  | {
+      type: "partner-sales:submitted";
+      submissionId: string;
+      protocol: string;
+      status: string;
+      externalId: string | null;
+    }
+  | { type: "partner-sales:error"; code: EmbedErrorCode }
+  | ({ type: "partner-sales:warning" } & AppearanceWarning);
 
 /** The portal framing us, if it is one of the allowed origins; events go to that exact origin, never "*". */
 export function allowedParentOrigin(allowedOrigins: readonly string[]): string | null {
