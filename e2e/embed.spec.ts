@@ -9,6 +9,7 @@ import { signEmbedToken, startPortal } from "./support/portal";
 import { OTHER_PORTAL, PORTAL } from "./support/portal-keys";
 import { formatCpf, freshCpf, sandboxControl } from "./support/sandbox";
 import { parsePolicy } from "./support/security-headers";
+import { englishWordsIn } from "./support/english-words";
 
 const APP = `http://localhost:${E2E_PORTS.app}`;
 const OTHER_ORIGIN = `http://127.0.0.1:${PORTAL_PORTS.other}`;
@@ -80,10 +81,11 @@ async function expectProblem(page: Page, code: EmbedErrorCode) {
   expect((await page.locator("#partner-sales iframe").boundingBox())!.height).toBeLessThan(300);
 }
 
-/** The portal's page and the app's frame in it (axe checks frames too). */
+/** The portal's page and the app's frame in it (axe checks frames too); the frame's words are pt-BR. */
 async function expectNoAxeViolations(page: Page) {
   const { violations } = await new AxeBuilder({ page }).analyze();
   expect(violations.map((violation) => `${violation.id}: ${violation.help}`)).toEqual([]);
+  expect(await englishWordsIn(appFrame(page))).toEqual([]);
 }
 
 /**

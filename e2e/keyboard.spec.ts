@@ -3,6 +3,7 @@ import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { SaleFormPage } from "./pages/sale-form-page";
 import { SignInPage } from "./pages/sign-in-page";
+import { englishWordsIn } from "./support/english-words";
 import { DEMO_AGENT } from "./support/environment";
 import { freshCpf, sandboxControl, sandboxStats } from "./support/sandbox";
 
@@ -92,6 +93,7 @@ test("sales made with the keyboard alone: data, Tab and one Enter each, the focu
   await expect(form.cpf()).toBeFocused();
   await expect(form.status()).toBeInViewport();
   expect(keyboard.take()).toEqual({ tab: 4, enter: 1, other: [] });
+  expect(await englishWordsIn(page)).toEqual([]);
 
   // 2. Rejected (the provider no longer sells the plan): the plan is marked and holds the cursor; another plan
   //    by its letter, and Enter sends the fix as a new sale.
@@ -102,6 +104,7 @@ test("sales made with the keyboard alone: data, Tab and one Enter each, the focu
   await expect(form.plan()).toBeFocused();
   await expect(form.alert()).toBeInViewport();
   expect(keyboard.take()).toEqual({ tab: 4, enter: 1, other: [] });
+  expect(await englishWordsIn(page)).toEqual([]);
   await keyboard.type("P");
   await expect(form.alert()).toHaveCount(0);
   await keyboard.enter();
@@ -117,6 +120,7 @@ test("sales made with the keyboard alone: data, Tab and one Enter each, the focu
   await expect(form.newSale()).toBeFocused();
   await expect(form.newSale()).toBeInViewport();
   expect(keyboard.take()).toEqual({ tab: 4, enter: 1, other: [] });
+  expect(await englishWordsIn(page)).toEqual([]);
   await keyboard.enter();
   await expect(form.cpf()).toBeFocused();
   await expect(form.cpf()).toHaveValue("");
@@ -131,6 +135,7 @@ test("sales made with the keyboard alone: data, Tab and one Enter each, the focu
   await expect(form.submit()).toBeFocused();
   await expect(form.submit()).toBeInViewport();
   expect(keyboard.take()).toEqual({ tab: 4, enter: 1, other: [] });
+  expect(await englishWordsIn(page)).toEqual([]);
   await keyboard.enter();
   await expect(form.status()).toContainText("Venda aceita");
   expect((await sandboxStats()).salesAccepted).toBe(3);
@@ -162,6 +167,7 @@ test("a long wait says so after a few seconds and keeps the fields locked until 
   await page.clock.fastForward(3_000);
   await expect(page.getByText("O fornecedor está demorando a responder")).toBeVisible();
   await expectNoAxeViolations(page);
+  expect(await englishWordsIn(page)).toEqual([]);
   await expect(saleForm.alert()).toContainText("Venda a confirmar", { timeout: 15_000 });
   await expect(page.getByText("O fornecedor está demorando")).toHaveCount(0);
 });

@@ -3,6 +3,7 @@ import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import type { SaleInput } from "./pages/sale-form-page";
+import { englishWordsIn } from "./support/english-words";
 import { E2E_LOG_FILE } from "./support/environment";
 import { formatCpf, freshCpf, sandboxControl, sandboxRequests, sandboxStats } from "./support/sandbox";
 
@@ -214,6 +215,7 @@ test("a customer who already bought the plan here is flagged before sending; the
   await expect(page.getByRole("heading", { name: "Este cliente já tem este plano" })).toBeFocused();
   expect((await sandboxStats()).saleRequests).toBe(1);
   await expectNoAxeViolations(page);
+  expect(await englishWordsIn(page)).toEqual([]);
 
   // Sent anyway: the provider refuses it, the plan is marked and focused, the words say what to do.
   await saleForm.sendAnyway().click();
@@ -225,6 +227,8 @@ test("a customer who already bought the plan here is flagged before sending; the
   );
   await expect(saleForm.plan()).toBeFocused();
   await expectNoAxeViolations(page);
+  // The provider's own words are quoted apart; everything else is pt-BR.
+  expect(await englishWordsIn(page)).toEqual([]);
   const refused = await page.locator('input[name="submissionId"]').inputValue();
 
   // Another plan: the panel and the mark go, and the fix is a new submission.

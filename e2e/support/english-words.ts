@@ -1,4 +1,4 @@
-import type { Page } from "@playwright/test";
+import type { Frame, Page } from "@playwright/test";
 
 /**
  * English that must not reach a pt-BR reader: the words our own code and the provider's answers are made of.
@@ -46,7 +46,7 @@ export interface EnglishWord {
  * placeholder, alt). The provider's verbatim message (`[data-provider-message]`) and the supervisors' technical
  * details (`[data-technical-details]`) are skipped, and so is the product's name, Partner Sales.
  */
-export async function englishWordsIn(page: Page): Promise<EnglishWord[]> {
+export async function englishWordsIn(page: Page | Frame): Promise<EnglishWord[]> {
   const texts = await page.evaluate(() => {
     const skipped = "[data-provider-message], [data-technical-details], script, style, noscript, template";
     const readable = (element: Element | null) =>
