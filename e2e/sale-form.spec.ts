@@ -325,3 +325,24 @@ test("a sentinel CPF reaches no log line and no URL", async ({ saleForm, page })
   expect(logs).not.toContain(formatCpf(sentinel));
   expect(urls.filter((url) => url.includes(sentinel))).toEqual([]);
 });
+
+test("the same customer and plan again after an unconfirmed sale is flagged too, and Enter in a field never confirms it", async ({
+  saleForm,
+  page,
+}) => {
+  await sandboxControl("POST", "faults", { kind: "503", target: "sale", count: 1 });
+  const sale = aSale();
+  await saleForm.fill(sale);
+  await saleForm.submit().click();
+  await expect(saleForm.alert()).toContainText("Venda a confirmar");
+  await saleForm.newSale().click();
+
+  await saleForm.fill(sale);
+  await saleForm.submit().click();
+  await expect(saleForm.alert()).toContainText("Este cliente tem uma venda deste plano a confirmar");
+  await saleForm.name().focus();
+  await page.keyboard.press("Enter");
+  await expect(saleForm.alert()).toContainText("Este cliente tem uma venda deste plano a confirmar");
+  expect((await sandboxStats()).saleRequests).toBe(1);
+  expect(await englishWordsIn(page)).toEqual([]);
+});

@@ -32,12 +32,19 @@ export function OutcomePanel({
       className={`scroll-mt-4 rounded-md border px-4 py-3 ${TONE[result.status]}`}
     >
       <h2 ref={headingRef} tabIndex={-1} className="font-semibold focus:outline-none">
-        {known ? "Este cliente já tem este plano" : result.title}
+        {known
+          ? result.earlier === "accepted"
+            ? "Este cliente já tem este plano"
+            : "Este cliente tem uma venda deste plano a confirmar"
+          : result.title}
       </h2>
       {known ? (
         <p className="mt-1 text-sm">
-          Venda aceita em {result.soldAt}, protocolo <span className="font-mono">{result.protocol}</span>. Se
-          o cliente quer mesmo outra assinatura igual, envie mesmo assim; se não, altere o plano ou o CPF.
+          {result.earlier === "accepted" ? "Venda aceita" : "Venda enviada sem confirmação do fornecedor"} em{" "}
+          {result.soldAt}, protocolo <span className="font-mono">{result.protocol}</span>.{" "}
+          {result.earlier === "accepted"
+            ? "Se o cliente quer mesmo outra assinatura igual, envie mesmo assim; se não, altere o plano ou o CPF."
+            : "Ela pode ter sido registrada: envie de novo só se um supervisor confirmou que não foi; se não, altere o plano ou o CPF."}
         </p>
       ) : (
         <>

@@ -82,6 +82,7 @@ export function SaleForm({
   const messageRef = useRef<HTMLParagraphElement>(null);
   const submitButton = useRef<HTMLButtonElement>(null);
   const newSaleButton = useRef<HTMLButtonElement>(null);
+  const confirmKnownCustomer = useRef(false);
 
   const focusFirstError = (errors: Partial<Record<SaleField, unknown>>) => {
     const first = SALE_FIELDS.find((field) => errors[field]);
@@ -138,9 +139,15 @@ export function SaleForm({
   const state: SaleActionState = answer === dismissed ? INITIAL_ACTION_STATE : answer;
   const result = state.ok ? state.data : null;
   // An unknown sale must not go again, so its data stays as sent until the agent starts a new sale.
-  const locked = pending || result?.status === "unknown";
+  // Sent, answer unknown (or still on its way in another request): the same data may go again under the same
+  // submissionId, never edited data, which the ledger would answer with the first sale's outcome.
+  const notConfirmed = !state.ok && state.message === userMessageFor("not_confirmed");
+  const sameSaleOnly = notConfirmed || result?.status === "in-flight";
+  const locked = pending || result?.status === "unknown" || sameSaleOnly;
   // A portal's prefill is for the next customer: it waits while a sale is on its way or must not be touched.
-  const open = !pending && (!result || result.status === "accepted");
+  // Nor while the agent corrects a refused or failed sale: only a form nobody has touched since it was (re)started.
+  const open =
+    !pending && (answer === INITIAL_ACTION_STATE || result?.status === "accepted" || !formState.isDirty);
 
   // After each answer the focus goes where the agent's next key belongs, and the outcome is in view: the next
   // customer's CPF after an accepted sale, the field the provider refused, "Enviar de novo" when nothing was
@@ -149,7 +156,11 @@ export function SaleForm({
     if (pending || !outcomeArrived.current) return;
     outcomeArrived.current = false;
     if (!state.ok) {
-      if (!focusFirstError(state.fieldErrors)) messageRef.current?.focus();
+      if (focusFirstError(state.fieldErrors)) return;
+      (state.message === userMessageFor("not_confirmed")
+        ? submitButton.current
+        : messageRef.current
+      )?.focus();
       return;
     }
     panelHeading.current?.parentElement?.scrollIntoView({ block: "nearest" });
@@ -191,13 +202,15 @@ export function SaleForm({
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     const formElement = event.currentTarget;
-    // "Enviar mesmo assim" says so in the form data (knownCustomer=confirmed).
-    const submitter = (event.nativeEvent as SubmitEvent).submitter;
+    // Only a press of "Enviar mesmo assim" confirms a known customer, never an Enter in a field.
+    const confirmed = confirmKnownCustomer.current;
+    confirmKnownCustomer.current = false;
     void form.handleSubmit(() => {
       // A second click or Enter while the first is on its way does nothing.
       if (busy.current) return;
       busy.current = true;
-      const formData = new FormData(formElement, submitter);
+      const formData = new FormData(formElement);
+      if (confirmed) formData.set("knownCustomer", "confirmed");
       startTransition(() => dispatch(formData));
     }, focusFirstError)(event);
   };
@@ -205,7 +218,7 @@ export function SaleForm({
   // The outcome describes the data it was given: any edit makes it stale, so it goes, with the provider's marks
   // on the fields (the fix is sent as a new submission).
   const clearOutcome = () => {
-    if (pending || (state.ok === false && !state.message) || result?.status === "unknown") return;
+    if (locked || (state.ok === false && !state.message)) return;
     for (const field of SALE_FIELDS) {
       if (formState.errors[field]?.type === "server") clearErrors(field);
     }
@@ -270,7 +283,14 @@ export function SaleForm({
         <OutcomePanel result={result} headingRef={panelHeading}>
           {result.status === "unknown" ? newSale(true) : null}
           {result.status === "known-customer" ? (
-            <button type="submit" name="knownCustomer" value="confirmed" className={PRIMARY_BUTTON}>
+            <button
+              type="button"
+              onClick={(event) => {
+                confirmKnownCustomer.current = true;
+                event.currentTarget.form?.requestSubmit();
+              }}
+              className={PRIMARY_BUTTON}
+            >
               Enviar mesmo assim
             </button>
           ) : null}
@@ -402,7 +422,11 @@ export function SaleForm({
               onMouseDown={(event) => event.preventDefault()}
               className={`${PRIMARY_BUTTON} disabled:opacity-70`}
             >
-              {pending ? "Enviando venda…" : result?.status === "failed" ? "Enviar de novo" : "Enviar venda"}
+              {pending
+                ? "Enviando venda…"
+                : result?.status === "failed" || sameSaleOnly
+                  ? "Enviar de novo"
+                  : "Enviar venda"}
             </button>
           )}
           {result && result.status !== "accepted" && !pending ? newSale(false) : null}

@@ -2,7 +2,7 @@ import "server-only";
 import { getDb } from "@/lib/db";
 import { cache } from "react";
 import {
-  findAcceptedSaleOf,
+  findHeldSaleOf,
   findSale,
   listSales,
   resolveUnknownSale,
@@ -56,12 +56,13 @@ function toResult(sale: Sale, replay: boolean): SaleResult {
 }
 
 /**
- * Nothing was sent: the ledger already holds an accepted sale of this plan for this CPF, so the form asks the
- * agent to confirm before sending another.
+ * Nothing was sent: the ledger already holds a sale of this plan for this CPF that the provider may have (accepted,
+ * or still to be confirmed), so the form asks the agent to confirm before sending another.
  */
 export interface KnownCustomer {
   status: "known-customer";
-  /** The earlier sale's protocol and when it was made. */
+  /** The earlier sale: whether it was accepted or is still to be confirmed, its protocol and when it was made. */
+  earlier: "accepted" | "unconfirmed";
   protocol: string;
   soldAt: string;
 }
@@ -70,7 +71,7 @@ export async function knownCustomerSale(
   submissionId: string,
   sale: ValidSale,
 ): Promise<KnownCustomer | null> {
-  const earlier = await findAcceptedSaleOf(await getDb(), {
+  const earlier = await findHeldSaleOf(await getDb(), {
     customerDocument: sale.customerDocument,
     planId: sale.planId,
     exceptSubmissionId: submissionId,
@@ -78,6 +79,7 @@ export async function knownCustomerSale(
   return earlier
     ? {
         status: "known-customer",
+        earlier: earlier.status === "accepted" ? "accepted" : "unconfirmed",
         protocol: formatProtocol(earlier.protocol),
         soldAt: formatDateTime(earlier.createdAt, appTimeZone(), "minutes"),
       }

@@ -66,7 +66,8 @@ export async function sellAsSignedInAgent(input: {
       return { ok: false, code: "service_unavailable" };
     }
     if (known) {
-      log.info("sales.known_customer", { submissionId });
+      // Who asked, too: the lookup reads every agent's sales and leaves no ledger row.
+      log.info("sales.known_customer", { submissionId, agentId: agent.id, earlier: known.earlier });
       return { ok: true, result: known, httpStatus: 409 };
     }
   }

@@ -5,7 +5,7 @@ import type { DatabaseHandle } from "@/lib/db/connection";
 import { insertAgent } from "@/lib/db/queries/agents";
 import {
   claimSubmission,
-  findAcceptedSaleOf,
+  findHeldSaleOf,
   markStalePendingUnknown,
   resolveUnknownSale,
 } from "@/lib/db/queries/sales";
@@ -102,11 +102,12 @@ describe.each(testDatabases)("the sales ledger on $name", ({ open }) => {
     const first = randomUUID();
     const accepted = await submit(first, input);
     const lookFor = (planId: string, exceptSubmissionId: string) =>
-      findAcceptedSaleOf(handle.db, { customerDocument: input.customerDocument, planId, exceptSubmissionId });
+      findHeldSaleOf(handle.db, { customerDocument: input.customerDocument, planId, exceptSubmissionId });
 
     expect(await lookFor(input.planId.toUpperCase(), randomUUID())).toEqual({
       protocol: accepted.kind === "completed" ? accepted.sale.protocol : "",
       createdAt: expect.any(Date),
+      status: "accepted",
     });
     expect(await lookFor(input.planId, first)).toBeUndefined();
     expect(await lookFor("c18b5f73-96a0-4d2e-b4f1-7a3e8c6d9052", randomUUID())).toBeUndefined();

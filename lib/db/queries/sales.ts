@@ -1,5 +1,5 @@
 import "server-only";
-import { and, desc, eq, lt, notInArray, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, lt, notInArray, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { PartnerSaleField, PartnerSaleRequestBody } from "@/lib/partner-api/types";
 import { newProtocol } from "@/lib/sales/protocol";
@@ -166,22 +166,22 @@ export async function markStalePendingUnknown(
 }
 
 /**
- * The customer's latest accepted sale of this plan here, other than `exceptSubmissionId` (the sale being sent,
- * which may be a replay of an accepted one).
+ * The customer's latest sale of this plan here that the provider may hold (accepted, or sent with no answer yet
+ * or none known), other than `exceptSubmissionId` (the sale being sent, which may be a replay).
  */
-export async function findAcceptedSaleOf(
+export async function findHeldSaleOf(
   db: Database,
   input: { customerDocument: string; planId: string; exceptSubmissionId: string },
-): Promise<Pick<Sale, "protocol" | "createdAt"> | undefined> {
-  const find = prepared(db, "find_accepted_sale_of", (db, statementName) =>
+): Promise<Pick<Sale, "protocol" | "createdAt" | "status"> | undefined> {
+  const find = prepared(db, "find_held_sale_of", (db, statementName) =>
     db
-      .select({ protocol: sales.protocol, createdAt: sales.createdAt })
+      .select({ protocol: sales.protocol, createdAt: sales.createdAt, status: sales.status })
       .from(sales)
       .where(
         and(
           sql`${sales.request} ->> 'customerDocument' = ${sql.placeholder("customerDocument")}`,
           sql`lower(${sales.request} ->> 'planId') = lower(${sql.placeholder("planId")})`,
-          eq(sales.status, "accepted"),
+          inArray(sales.status, ["accepted", "unknown", "pending"]),
           sql`${sales.submissionId} <> ${sql.placeholder("exceptSubmissionId")}`,
         ),
       )
