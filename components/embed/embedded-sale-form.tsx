@@ -5,7 +5,7 @@ import { SaleForm, type SaleFormProps } from "@/components/sale-form/sale-form";
 import type { AppearanceWarning } from "@/lib/embed-appearance";
 import { pickSaleFields } from "@/lib/validation/sale";
 import { FrameReport } from "./frame-report";
-import { onParentMessage, postToParent, takePendingPrefill } from "./parent-channel";
+import { onParentMessage, postToParent, peekPendingPrefill, clearPendingPrefill } from "./parent-channel";
 
 /**
  * The sale form inside a partner portal: tells the portal it is ready and how tall it is, takes prefill
@@ -20,10 +20,13 @@ export function EmbeddedSaleForm({
   warnings?: readonly AppearanceWarning[];
 }) {
   // The token's prefill, handed over by the sign-in step.
-  const [prefill, setPrefill] = useState<SaleFormProps["prefill"]>(() => {
-    const values = typeof window === "undefined" ? undefined : takePendingPrefill();
-    return values && Object.keys(values).length > 0 ? { values, nonce: 0 } : undefined;
-  });
+  const [handedOver] = useState(() => (typeof window === "undefined" ? undefined : peekPendingPrefill()));
+  const [prefill, setPrefill] = useState<SaleFormProps["prefill"]>(() =>
+    handedOver && Object.keys(handedOver).length > 0 ? { values: handedOver, nonce: 0 } : undefined,
+  );
+  useEffect(() => {
+    if (handedOver) clearPendingPrefill(handedOver);
+  }, [handedOver]);
 
   useEffect(() => {
     const stopListening = onParentMessage(allowedOrigins, "partner-sales:prefill", (data) =>

@@ -12,10 +12,16 @@ export function setPendingPrefill(values: Partial<SaleFormValues>): void {
   pendingPrefill = values;
 }
 
-export function takePendingPrefill(): Partial<SaleFormValues> | undefined {
-  const values = pendingPrefill;
-  pendingPrefill = undefined;
-  return values;
+/**
+ * Read during render, cleared once the form that read it has mounted: a render React throws away (a suspended
+ * navigation, a retry) must not use up the prefill, or the form that does mount starts empty.
+ */
+export function peekPendingPrefill(): Partial<SaleFormValues> | undefined {
+  return pendingPrefill;
+}
+
+export function clearPendingPrefill(values: Partial<SaleFormValues>): void {
+  if (pendingPrefill === values) pendingPrefill = undefined;
 }
 
 /** What the frame posts to the portal: public/embed.d.ts declares the same (test/embed-declarations.ts checks). */
