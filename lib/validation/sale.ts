@@ -10,7 +10,7 @@ import {
 } from "./contact";
 import { cpfProblem, onlyDigits, type CpfProblem } from "./cpf";
 import { nationalPhoneDigits, phoneProblem, type PhoneProblem } from "./phone";
-import { CONTROL_CHARACTER_MESSAGE, textProblem, type TextRule } from "./text";
+import { fail, field, fieldErrorsOf as fieldErrorsAmong, ok, type FieldRule, type Parsed } from "./field";
 
 // Messages zod writes itself (a number where text was expected, an array, an object) are Portuguese too.
 z.config(pt());
@@ -41,10 +41,6 @@ export const EMPTY_SALE: SaleFormValues = {
   birthDate: "",
   externalId: "",
 };
-
-type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
-const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
-const fail = (message: string): Parsed<never> => ({ ok: false, message });
 
 const CPF_MESSAGES: Record<CpfProblem, string> = {
   length: "O CPF deve ter 11 dígitos.",
@@ -153,7 +149,7 @@ export function parseExternalId(raw: string): Parsed<string | undefined> {
 
 // Raw input past these lengths is refused before any other rule, with the field's own "too long" message. The
 // room above each field's limit is for what trimming, masks and collapsed spaces take away.
-const RULES: Record<SaleField, TextRule & { tooLong: string }> = {
+const RULES: Record<SaleField, FieldRule> = {
   customerDocument: { maxLength: 32, foldsWhitespace: true, tooLong: CPF_MESSAGES.length },
   customerName: { maxLength: 240, foldsWhitespace: true, tooLong: NAME_MESSAGES.long },
   customerEmail: { maxLength: 320, tooLong: EMAIL_TOO_LONG },
@@ -162,21 +158,6 @@ const RULES: Record<SaleField, TextRule & { tooLong: string }> = {
   birthDate: { maxLength: 32, tooLong: BIRTH_DATE_MESSAGES.format },
   externalId: { maxLength: 200, tooLong: EXTERNAL_ID_TOO_LONG },
 };
-
-function field<T>(parse: (raw: string) => Parsed<T>, rule: TextRule & { tooLong: string }) {
-  return z.pipe(
-    z.string(),
-    z.transform((raw: string, context) => {
-      const problem = textProblem(raw, rule);
-      const result = problem
-        ? fail(problem === "long" ? rule.tooLong : CONTROL_CHARACTER_MESSAGE)
-        : parse(raw);
-      if (result.ok) return result.value;
-      context.issues.push({ code: "custom", message: result.message, input: raw });
-      return z.NEVER;
-    }),
-  );
-}
 
 export function createSaleSchema({
   planIds,
@@ -209,12 +190,5 @@ export type ValidSale = z.output<SaleSchema>;
 
 /** Field → first message, for server answers and for mapping upstream rejections. */
 export function fieldErrorsOf(error: z.core.$ZodError): Partial<Record<SaleField, string>> {
-  const errors: Partial<Record<SaleField, string>> = {};
-  for (const issue of error.issues) {
-    const key = issue.path[0];
-    if (typeof key === "string" && (SALE_FIELDS as readonly string[]).includes(key)) {
-      errors[key as SaleField] ??= issue.message;
-    }
-  }
-  return errors;
+  return fieldErrorsAmong(error, SALE_FIELDS);
 }
