@@ -12,6 +12,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
 import { log } from "@/lib/log";
 import { acquireDataDirLock } from "./data-dir-lock";
+import { PGLITE_EXTENSIONS } from "./pglite-extensions";
 import * as schema from "./schema";
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -124,7 +125,11 @@ async function openPglite(
     if (initdbInChildProcess && !existsSync(join(path, "PG_VERSION"))) await createPgliteInChildProcess(path);
     // On the Node file system PGlite writes straight to the files and its sync step does nothing, so not waiting
     // for that step changes no guarantee and saves a queue hop on every query.
-    const client = await PGlite.create(path, { ...PGLITE_SETTINGS, relaxedDurability: true });
+    const client = await PGlite.create(path, {
+      ...PGLITE_SETTINGS,
+      extensions: PGLITE_EXTENSIONS,
+      relaxedDurability: true,
+    });
     const db = drizzlePglite(client, { schema });
     await migratePglite(db, { migrationsFolder: MIGRATIONS });
     let socket: PGLiteSocketServer | undefined;

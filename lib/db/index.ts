@@ -1,6 +1,7 @@
 import "server-only";
 import { getConfig } from "@/lib/env";
 import { openDatabase, type Database, type DatabaseHandle } from "./connection";
+import { countDaysIn } from "./queries/sale-day-counts";
 
 export type { Database } from "./connection";
 
@@ -8,12 +9,16 @@ const holder = globalThis as { __partnerSalesDatabase?: Promise<DatabaseHandle> 
 
 /** The app's database, opened and migrated once per process. */
 export async function getDb(): Promise<Database> {
-  const { databaseUrl, dataDir } = getConfig();
+  const { databaseUrl, dataDir, timeZone } = getConfig();
   holder.__partnerSalesDatabase ??= openDatabase({
     databaseUrl,
     dataDir,
     role: "server",
     initdbInChildProcess: true,
+  }).then(async (handle) => {
+    // The counts' days are APP_TIME_ZONE's, whatever zone the last start had.
+    await countDaysIn(handle.db, timeZone);
+    return handle;
   });
   try {
     return (await holder.__partnerSalesDatabase).db;

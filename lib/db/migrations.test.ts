@@ -6,6 +6,7 @@ import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import { describe, expect, it } from "vitest";
 import { parseProtocol } from "@/lib/sales/protocol";
+import { PGLITE_EXTENSIONS } from "./pglite-extensions";
 
 const MIGRATIONS = join(import.meta.dirname, "migrations");
 
@@ -21,7 +22,7 @@ function migrationsUpTo(count: number): string {
 
 describe("migration 0006 (sale protocols)", () => {
   it("gives every sale recorded before it a valid, distinct protocol, and drops its generator", async () => {
-    const client = await PGlite.create();
+    const client = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
     const db = drizzle(client);
     await migrate(db, { migrationsFolder: migrationsUpTo(6) });
     await client.exec(`
@@ -44,7 +45,7 @@ describe("migration 0006 (sale protocols)", () => {
 
 describe("migration 0007 (settlements beside the provider's answer)", () => {
   it("moves each earlier settlement to `resolution` and gives outcome_detail back what can be known", async () => {
-    const client = await PGlite.create();
+    const client = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
     const db = drizzle(client);
     await migrate(db, { migrationsFolder: migrationsUpTo(7) });
     await client.exec(`

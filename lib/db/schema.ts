@@ -1,11 +1,14 @@
 import { sql } from "drizzle-orm";
 import {
+  boolean,
   check,
+  date,
   index,
   integer,
   jsonb,
   pgEnum,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -127,18 +130,55 @@ export const sales = pgTable(
     resolvedAt: timestamp("resolved_at", { withTimezone: true }),
   },
   (table) => [
-    index("sales_agent_created_idx").on(table.agentId, table.createdAt),
-    // The history and its export read newest first, page after page (keyset on both columns).
+    // The history and its export read newest first, page after page (keyset on the last two columns), for
+    // everyone, one agent or one status: each reads its page straight off its index.
     index("sales_created_idx").on(table.createdAt, table.submissionId),
+    // Status last: one agent's counts per status are read from this index alone.
+    index("sales_agent_created_idx").on(table.agentId, table.createdAt, table.submissionId, table.status),
+    index("sales_status_created_idx").on(table.status, table.createdAt, table.submissionId),
     check(
       "sales_resolution_when_resolved",
       sql`(${table.resolution} is null) = (${table.resolvedAt} is null)`,
     ),
-    index("sales_status_idx").on(table.status),
     uniqueIndex("sales_protocol_key").on(table.protocol),
-    // "Has this customer bought this plan here before?", asked before each sale the form sends.
+    // "Has this customer bought this plan here before?", asked before each sale the form sends; and the search box.
     index("sales_customer_document_idx").on(sql`(${table.request} ->> 'customerDocument')`),
+    index("sales_customer_phone_idx").on(sql`(${table.request} ->> 'customerPhone')`),
+    index("sales_external_id_idx").on(sql`(${table.request} ->> 'externalId')`),
+    // Part of a name (accents folded by sales_fold, migration 0008) or of an e-mail: trigram indexes.
+    index("sales_customer_name_trgm_idx").using(
+      "gin",
+      sql`sales_fold(${table.request} ->> 'customerName') gin_trgm_ops`,
+    ),
+    index("sales_customer_email_trgm_idx").using(
+      "gin",
+      sql`(${table.request} ->> 'customerEmail') gin_trgm_ops`,
+    ),
   ],
+);
+
+/**
+ * Sales per calendar day (in `saleCountsZone`'s time zone) and status, kept by a trigger on `sales` (migration
+ * 0011): the history's counts and the dashboard's totals read a few thousand rows here instead of the ledger.
+ */
+export const saleDayCounts = pgTable(
+  "sale_day_counts",
+  {
+    day: date("day", { mode: "string" }).notNull(),
+    status: saleStatus("status").notNull(),
+    sales: integer("sales").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.day, table.status] })],
+);
+
+/** The one time zone whose days `sale_day_counts` counts (APP_TIME_ZONE; recounted when it changes). */
+export const saleCountsZone = pgTable(
+  "sale_counts_zone",
+  {
+    singleton: boolean("singleton").primaryKey().default(true),
+    timeZone: text("time_zone").notNull(),
+  },
+  (table) => [check("sale_counts_zone_singleton", sql`${table.singleton}`)],
 );
 
 export type Sale = typeof sales.$inferSelect;
