@@ -5,7 +5,7 @@ import type { SessionAgent } from "@/lib/dal/session";
 export function AppHeader({ agent }: { agent: SessionAgent | null }) {
   return (
     <header className="border-b border-slate-200 bg-white">
-      <div className="mx-auto flex max-w-3xl flex-wrap items-center justify-between gap-x-4 gap-y-2 px-4 py-3">
+      <div className="mx-auto flex max-w-7xl flex-wrap items-center justify-between gap-x-4 gap-y-2 px-4 py-3">
         <Link href="/" className="flex items-center gap-2 font-semibold text-brand-800">
           <svg aria-hidden="true" viewBox="0 0 32 32" className="size-7">
             <rect width="32" height="32" rx="7" fill="currentColor" />

@@ -7,7 +7,7 @@ export default async function SalesLayout({ children }: { children: ReactNode })
   return (
     <>
       <AppHeader agent={agent} />
-      <main className="mx-auto max-w-3xl px-4 py-8">{children}</main>
+      <main className="mx-auto max-w-7xl px-4 py-8">{children}</main>
     </>
   );
 }

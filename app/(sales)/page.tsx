@@ -10,7 +10,7 @@ export const metadata: Metadata = { title: "Nova venda" };
 export default async function NewSalePage() {
   await requireAgent("/");
   return (
-    <section aria-labelledby="new-sale-title" className="space-y-6">
+    <section aria-labelledby="new-sale-title" className="mx-auto max-w-3xl space-y-6">
       <h1 id="new-sale-title" className="text-2xl font-semibold">
         Nova venda
       </h1>

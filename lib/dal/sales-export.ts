@@ -3,7 +3,8 @@ import { isoDateIn, STATUS_LABELS } from "@/lib/format";
 import { log } from "@/lib/log";
 import type { HistoryFilter } from "@/lib/sales/history-filter";
 import { csvStream, SALES_CSV_HEADER, salesCsvRecord } from "@/lib/sales/sales-csv";
-import { appTimeZone, visibleSaleBatches } from "./sales";
+import { appTimeZone } from "./sales";
+import { visibleSaleBatches } from "./sales-history";
 import type { SessionAgent } from "./session";
 
 /** "vendas-a-confirmar-2026-04-03.csv": what it holds and the day it was taken, in the app's time zone. */
@@ -46,6 +47,8 @@ export function exportVisibleSales(
         agentId: agent.id,
         scope: agent.role === "supervisor" ? "all" : "own",
         status: filter.status ?? null,
+        // Which filters, never their values: a search or an agent's id says whom the export was about.
+        filters: Object.keys(filter).sort(),
         rows,
         completed,
         durationMs: Date.now() - startedAt,

@@ -1,20 +1,12 @@
 import "server-only";
 import { getDb } from "@/lib/db";
 import { cache } from "react";
-import {
-  findHeldSaleOf,
-  findSale,
-  listSales,
-  resolveUnknownSale,
-  type SaleListFilter,
-  type SaleListRow,
-} from "@/lib/db/queries/sales";
-import type { Sale, SaleResolution, SaleStatus } from "@/lib/db/schema";
+import { findHeldSaleOf, findSale, resolveUnknownSale } from "@/lib/db/queries/sales";
+import type { Sale, SaleResolution } from "@/lib/db/schema";
 import { getConfig } from "@/lib/env";
-import { formatDateTime, maskCpf } from "@/lib/format";
+import { formatDateTime } from "@/lib/format";
 import { log } from "@/lib/log";
 import { partnerApi } from "@/lib/partner-api";
-import type { HistoryFilter } from "@/lib/sales/history-filter";
 import { outcomeView, type OutcomeView } from "@/lib/sales/outcome-view";
 import { formatProtocol } from "@/lib/sales/protocol";
 import type { TimelineFacts } from "@/lib/sales/sale-timeline";
@@ -116,71 +108,9 @@ export const inFlightResult = (sale: Sale): SaleResult => toResult(sale, true);
 /** The zone of every time people read: history, sale page, export (APP_TIME_ZONE). */
 export const appTimeZone = (): string => getConfig().timeZone;
 
-export interface SaleListItem {
-  submissionId: string;
-  /** As people read it, "7KQ2M-X9R4B". */
-  protocol: string;
-  status: SaleStatus;
-  customerName: string;
-  maskedCpf: string;
-  planName: string;
-  /** The partner's own id for the customer (ID do cliente no parceiro), when the agent typed one. */
-  externalId: string | null;
-  agentName: string;
-  createdAt: Date;
-  /** The provider's own words, verbatim. */
-  upstreamMessage: string | null;
-  /** The supervisor who confirmed an `unknown` sale with the provider, and when. */
-  resolvedBy: string | null;
-  resolvedAt: Date | null;
-}
-
-function planName(planId: string): string {
+/** A plan's name in the catalogue, or its id when the catalogue does not know it (any more). */
+export function planName(planId: string): string {
   return getConfig().plans?.find((plan) => plan.id.toLowerCase() === planId.toLowerCase())?.name ?? planId;
-}
-
-function toListItem(row: SaleListRow): SaleListItem {
-  return {
-    submissionId: row.submissionId,
-    protocol: formatProtocol(row.protocol),
-    status: row.status,
-    customerName: row.request.customerName,
-    maskedCpf: maskCpf(row.request.customerDocument),
-    planName: planName(row.request.planId),
-    externalId: row.request.externalId ?? null,
-    agentName: row.agentName,
-    createdAt: row.createdAt,
-    upstreamMessage: row.upstreamMessage,
-    resolvedBy: row.resolverName,
-    resolvedAt: row.resolvedAt,
-  };
-}
-
-/** An agent sees their own sales; a supervisor sees everyone's. */
-function visibleTo(agent: SessionAgent, filter: HistoryFilter): SaleListFilter {
-  return { agentId: agent.role === "supervisor" ? undefined : agent.id, status: filter.status };
-}
-
-/** The history page: the most recent 200 the agent may see. */
-export async function listVisibleSales(agent: SessionAgent, filter: HistoryFilter): Promise<SaleListItem[]> {
-  const rows = await listSales(await getDb(), { ...visibleTo(agent, filter), limit: 200 });
-  return rows.map(toListItem);
-}
-
-/** Every sale the agent may see, newest first, one page of `batchSize` in memory at a time (the export). */
-export async function* visibleSaleBatches(
-  agent: SessionAgent,
-  filter: HistoryFilter,
-  batchSize = 500,
-): AsyncGenerator<SaleListItem[]> {
-  const db = await getDb();
-  let after: string | undefined;
-  for (;;) {
-    const rows = await listSales(db, { ...visibleTo(agent, filter), limit: batchSize, after });
-    if (rows.length > 0) yield rows.map(toListItem);
-    if (rows.length < batchSize) return;
-    after = rows.at(-1)!.submissionId;
-  }
 }
 
 export interface SaleDetail extends TimelineFacts {

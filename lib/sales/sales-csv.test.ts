@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SaleListItem } from "@/lib/dal/sales";
+import type { SaleListItem } from "@/lib/dal/sales-history";
 import { csvStream, csvText, SALES_CSV_HEADER, salesCsvRecord } from "./sales-csv";
 
 const sale = (overrides: Partial<SaleListItem> = {}): SaleListItem => ({

@@ -1,5 +1,5 @@
 import { stringify, type Options } from "csv-stringify/sync";
-import type { SaleListItem } from "@/lib/dal/sales";
+import type { SaleListItem } from "@/lib/dal/sales-history";
 import { formatDateTime, STATUS_LABELS } from "@/lib/format";
 
 /** The history's columns as a spreadsheet shows them (pt-BR). */

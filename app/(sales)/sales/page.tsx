@@ -1,29 +1,29 @@
 import type { Metadata, Route } from "next";
 import Link from "next/link";
-import { StatusBadge } from "./_components/status-badge";
-import { appTimeZone, listVisibleSales } from "@/lib/dal/sales";
+import { HistoryFilterForm } from "./_components/history-filter-form";
+import { HistoryPagination } from "./_components/history-pagination";
+import { SalesTable } from "./_components/sales-table";
+import { StatusChips } from "./_components/status-chips";
+import { appTimeZone } from "@/lib/dal/sales";
+import { agentOptions, readHistoryPage } from "@/lib/dal/sales-history";
 import { requireAgent } from "@/lib/dal/session";
-import { formatDateTime, STATUS_LABELS } from "@/lib/format";
-import { historyQuery, parseHistoryFilter, STATUS_FILTERS } from "@/lib/sales/history-filter";
+import { historyQuery, parseHistoryView, type HistoryParam } from "@/lib/sales/history-filter";
 
 export const metadata: Metadata = { title: "Vendas" };
 
+// Set-aside parameters that have no field of their own in the form are explained above it.
+const FORM_FIELDS: readonly HistoryParam[] = ["q", "from", "to", "agent"];
+
 export default async function SalesPage({ searchParams }: PageProps<"/sales">) {
-  const filter = parseHistoryFilter(await searchParams);
-  const agent = await requireAgent(`/sales${historyQuery(filter)}`);
-  const sales = await listVisibleSales(agent, filter);
-  const timeZone = appTimeZone();
+  const view = parseHistoryView(await searchParams);
+  const agent = await requireAgent(`/sales${historyQuery(view)}`);
   const supervisor = agent.role === "supervisor";
-  // The status right after the date: the list is read for it, and narrow screens scroll the columns after.
-  const columns = [
-    "Data",
-    "Situação",
-    "Protocolo",
-    "Cliente",
-    "CPF",
-    "Plano",
-    ...(supervisor ? ["Agente"] : []),
-  ];
+  const [history, agents] = await Promise.all([readHistoryPage(agent, view), agentOptions(agent)]);
+  const { filter } = view;
+  const filtered = Object.keys(filter).length > 0;
+  const otherProblems = Object.entries(view.problems)
+    .filter(([param]) => !FORM_FIELDS.includes(param as HistoryParam) || (param === "agent" && !supervisor))
+    .map(([, message]) => message);
 
   return (
     <section aria-labelledby="sales-title" className="space-y-6">
@@ -32,63 +32,46 @@ export default async function SalesPage({ searchParams }: PageProps<"/sales">) {
           {supervisor ? "Vendas da equipe" : "Minhas vendas"}
         </h1>
         <a
-          href={`/sales/export${historyQuery(filter)}`}
+          href={`/sales/export${historyQuery({ filter })}`}
           download
           className="text-sm font-medium text-brand-700 underline hover:text-brand-800"
         >
           Exportar CSV
         </a>
       </div>
-      <nav aria-label="Filtrar por situação" className="flex flex-wrap gap-2 text-sm">
-        {[undefined, ...STATUS_FILTERS].map((status) => (
-          <Link
-            key={status ?? "all"}
-            href={`/sales${historyQuery({ status })}` as Route}
-            aria-current={status === filter.status ? "page" : undefined}
-            className="rounded-full border border-slate-300 px-3 py-1 text-slate-700 hover:border-brand-600 aria-[current=page]:border-brand-700 aria-[current=page]:bg-brand-700 aria-[current=page]:text-white"
-          >
-            {status ? STATUS_LABELS[status] : "Todas"}
+      {otherProblems.length > 0 ? (
+        <div className="rounded-lg border border-amber-300 bg-amber-50 p-4 text-sm text-amber-950">
+          <p className="font-medium">Parte do endereço foi ignorada:</p>
+          <ul className="mt-1 list-disc pl-5">
+            {otherProblems.map((message) => (
+              <li key={message}>{message}</li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      <HistoryFilterForm
+        filter={filter}
+        typed={view.typed}
+        problems={view.problems}
+        agents={supervisor ? agents : null}
+      />
+      <StatusChips filter={filter} counts={history.counts} />
+      {history.pageNotFound ? (
+        <p className="rounded-lg border border-slate-200 bg-white p-6 text-slate-700">
+          Esta página da lista não existe: o endereço pode estar incompleto.{" "}
+          <Link href={`/sales${historyQuery({ filter })}` as Route} className="text-brand-700 underline">
+            Ver as vendas mais recentes
           </Link>
-        ))}
-      </nav>
-      {sales.length === 0 ? (
+        </p>
+      ) : history.sales.length === 0 ? (
         <p className="rounded-lg border border-slate-200 bg-white p-6 text-slate-600">
-          Nenhuma venda por aqui.
+          {filtered ? "Nenhuma venda encontrada com este filtro." : "Nenhuma venda por aqui."}
         </p>
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-          <table className="w-full text-left text-sm">
-            <caption className="sr-only">Vendas, das mais recentes às mais antigas</caption>
-            <thead className="border-b border-slate-200 bg-slate-50 text-slate-700">
-              <tr>
-                {columns.map((column) => (
-                  <th key={column} scope="col" className="px-4 py-2 font-medium">
-                    {column}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {sales.map((sale) => (
-                <tr key={sale.submissionId}>
-                  <td className="px-4 py-2 whitespace-nowrap">
-                    <Link href={`/sales/${sale.submissionId}` as Route} className="text-brand-700 underline">
-                      {formatDateTime(sale.createdAt, timeZone, "minutes")}
-                    </Link>
-                  </td>
-                  <td className="px-4 py-2" data-status={sale.status}>
-                    <StatusBadge status={sale.status} />
-                  </td>
-                  <td className="px-4 py-2 font-mono whitespace-nowrap">{sale.protocol}</td>
-                  <td className="px-4 py-2">{sale.customerName}</td>
-                  <td className="px-4 py-2 font-mono whitespace-nowrap">{sale.maskedCpf}</td>
-                  <td className="px-4 py-2">{sale.planName}</td>
-                  {supervisor ? <td className="px-4 py-2">{sale.agentName}</td> : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <>
+          <SalesTable sales={history.sales} showAgent={supervisor} timeZone={appTimeZone()} />
+          <HistoryPagination filter={filter} newerThan={history.newerThan} olderThan={history.olderThan} />
+        </>
       )}
     </section>
   );

@@ -1,17 +1,50 @@
 import { randomUUID } from "node:crypto";
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { saleSearch } from "@/lib/sales/history-search";
 import { newProtocol } from "@/lib/sales/protocol";
 import { testDatabases } from "@/test/databases";
 import type { DatabaseHandle } from "../connection";
 import { sales, type SaleStatus } from "../schema";
 import { insertAgent } from "./agents";
-import { listSales, type SaleListFilter } from "./sales";
+import { countDaysIn } from "./sale-day-counts";
+import { countHistoryByStatus, listHistoryPage, type HistoryCriteria } from "./sales-history";
+
+const ZONE = "America/Sao_Paulo";
+
+function request(overrides: Record<string, string> = {}) {
+  return {
+    customerDocument: "52998224725",
+    customerName: "Cliente Comum",
+    customerEmail: "comum@example.com",
+    customerPhone: "11987654321",
+    planId: randomUUID(),
+    ...overrides,
+  };
+}
 
 describe.each(testDatabases)("the sales history on $name", ({ open }) => {
   let handle: DatabaseHandle;
   let ana: string;
   let bia: string;
+  const special: Record<string, { submissionId: string; protocol: string }> = {};
+
+  async function insertSale(values: {
+    agentId: string;
+    status?: SaleStatus;
+    request?: Record<string, string>;
+    createdAt?: ReturnType<typeof sql>;
+  }) {
+    const row = { submissionId: randomUUID(), protocol: newProtocol() };
+    await handle.db.insert(sales).values({
+      ...row,
+      agentId: values.agentId,
+      status: values.status ?? "accepted",
+      request: request(values.request),
+      ...(values.createdAt ? { createdAt: values.createdAt } : {}),
+    });
+    return row;
+  }
 
   beforeAll(async () => {
     handle = await open();
@@ -23,33 +56,65 @@ describe.each(testDatabases)("the sales history on $name", ({ open }) => {
     ).id;
     // Whole runs of sales within one millisecond (microseconds apart, and the very same instant), where a page
     // boundary read back through a JavaScript Date would skip or repeat sales.
-    const rows = Array.from({ length: 23 }, (_, index) => ({
-      submissionId: randomUUID(),
-      protocol: newProtocol(),
-      agentId: index % 3 === 0 ? bia : ana,
-      status: (index % 2 === 0 ? "accepted" : "unknown") as SaleStatus,
+    for (let index = 0; index < 23; index++) {
+      await insertSale({
+        agentId: index % 3 === 0 ? bia : ana,
+        status: index % 2 === 0 ? "accepted" : "unknown",
+        request: { customerName: `Cliente ${index}` },
+        createdAt: sql`timestamptz '2026-04-03 10:00:00.123+00' + ${index % 5} * interval '1 microsecond'`,
+      });
+    }
+    // Either side of midnight in São Paulo (UTC−3) between the 2nd and the 3rd of April.
+    special.lateOnSecond = await insertSale({
+      agentId: ana,
+      createdAt: sql`timestamptz '2026-04-03 02:59:59.999999+00'`,
+    });
+    special.earlyOnThird = await insertSale({
+      agentId: ana,
+      createdAt: sql`timestamptz '2026-04-03 03:00:00+00'`,
+    });
+    special.joao = await insertSale({
+      agentId: bia,
+      status: "rejected",
       request: {
-        customerDocument: "52998224725",
-        customerName: `Cliente ${index}`,
-        customerEmail: "c@example.com",
-        customerPhone: "11987654321",
-        planId: randomUUID(),
+        customerName: "João Conceição Araújo",
+        customerDocument: "11144477735",
+        customerEmail: "joao.araujo@provedor.com.br",
+        customerPhone: "2133334444",
+        externalId: "CRM-100%",
       },
-      createdAt: sql`timestamptz '2026-04-03 10:00:00.123+00' + ${index % 5} * interval '1 microsecond'`,
-    }));
-    await handle.db.insert(sales).values(rows);
+      createdAt: sql`timestamptz '2026-03-01 12:00:00+00'`,
+    });
   });
   afterAll(async () => {
     await handle.close();
   });
 
-  async function everyPage(filter: SaleListFilter, limit: number) {
+  const criteria = (given: Partial<HistoryCriteria> = {}): HistoryCriteria => ({ timeZone: ZONE, ...given });
+
+  async function everyPage(given: HistoryCriteria, limit: number) {
     const seen: string[] = [];
     for (let after: string | undefined; ;) {
-      const page = await listSales(handle.db, { ...filter, limit, after });
-      seen.push(...page.map((row) => row.submissionId));
-      if (page.length < limit) return seen;
-      after = page.at(-1)!.submissionId;
+      const page = await listHistoryPage(handle.db, given, {
+        limit,
+        cursor: after ? { direction: "older", submissionId: after } : undefined,
+      });
+      seen.push(...page.rows.map((row) => row.submissionId));
+      if (!page.hasOlder) return seen;
+      after = page.rows.at(-1)!.submissionId;
+    }
+  }
+
+  async function everyPageBackwards(given: HistoryCriteria, limit: number, from: string) {
+    const seen: string[] = [];
+    for (let before = from; ;) {
+      const page = await listHistoryPage(handle.db, given, {
+        limit,
+        cursor: { direction: "newer", submissionId: before },
+      });
+      seen.unshift(...page.rows.map((row) => row.submissionId));
+      if (!page.hasNewer) return seen;
+      before = page.rows[0]!.submissionId;
     }
   }
 
@@ -57,20 +122,143 @@ describe.each(testDatabases)("the sales history on $name", ({ open }) => {
     ["everyone's", {}],
     ["one agent's", { agentId: () => ana }],
     ["one status", { status: "unknown" as const }],
-  ])("reads %s sales page by page exactly as in one read, newest first", async (_, given) => {
-    const filter: SaleListFilter = {
+  ])("reads %s sales page by page, both ways, exactly as in one read, newest first", async (_, given) => {
+    const filter = criteria({
       agentId: "agentId" in given ? given.agentId() : undefined,
       status: "status" in given ? given.status : undefined,
-    };
-    const whole = await listSales(handle.db, { ...filter, limit: 1000 });
+    });
+    const whole = (await listHistoryPage(handle.db, filter, { limit: 1000 })).rows;
     expect(whole.length).toBeGreaterThan(5);
+    const ids = whole.map((row) => row.submissionId);
     for (const limit of [1, 2, 4, 7]) {
-      expect(await everyPage(filter, limit)).toEqual(whole.map((row) => row.submissionId));
+      expect(await everyPage(filter, limit)).toEqual(ids);
+      expect(await everyPageBackwards(filter, limit, ids.at(-1)!)).toEqual(ids.slice(0, -1));
     }
     for (const [newer, older] of whole.slice(0, -1).map((row, index) => [row, whole[index + 1]!] as const)) {
       expect(newer.createdAt.getTime()).toBeGreaterThanOrEqual(older.createdAt.getTime());
     }
     if (filter.agentId) expect(whole.every((row) => row.agentName === "Ana")).toBe(true);
     if (filter.status) expect(whole.every((row) => row.status === filter.status)).toBe(true);
+  });
+
+  it("misses and repeats nothing while new sales arrive between pages", async () => {
+    const first = await listHistoryPage(handle.db, criteria(), { limit: 10 });
+    const arrived = await insertSale({ agentId: ana });
+    const seen = [...first.rows.map((row) => row.submissionId)];
+    for (let after = first.rows.at(-1)!.submissionId; ;) {
+      const page = await listHistoryPage(handle.db, criteria(), {
+        limit: 10,
+        cursor: { direction: "older", submissionId: after },
+      });
+      seen.push(...page.rows.map((row) => row.submissionId));
+      if (!page.hasOlder) break;
+      after = page.rows.at(-1)!.submissionId;
+    }
+    const now = (await listHistoryPage(handle.db, criteria(), { limit: 1000 })).rows.map(
+      (row) => row.submissionId,
+    );
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual(now.filter((id) => id !== arrived.submissionId));
+    expect(now[0]).toBe(arrived.submissionId);
+    await handle.db.delete(sales).where(eq(sales.submissionId, arrived.submissionId));
+  });
+
+  it("gives an empty page for a cursor that names no sale, or another agent's sale", async () => {
+    const forged = await listHistoryPage(handle.db, criteria(), {
+      limit: 10,
+      cursor: { direction: "older", submissionId: randomUUID() },
+    });
+    expect(forged.rows).toEqual([]);
+    const foreign = await listHistoryPage(handle.db, criteria({ agentId: ana }), {
+      limit: 10,
+      cursor: { direction: "older", submissionId: special.joao!.submissionId },
+    });
+    expect(foreign.rows).toEqual([]);
+  });
+
+  it("cuts days at midnight in APP_TIME_ZONE", async () => {
+    const onThird = await listHistoryPage(handle.db, criteria({ from: "2026-04-03", to: "2026-04-03" }), {
+      limit: 100,
+    });
+    const ids = onThird.rows.map((row) => row.submissionId);
+    expect(ids).toContain(special.earlyOnThird!.submissionId);
+    expect(ids).not.toContain(special.lateOnSecond!.submissionId);
+    const onSecond = await listHistoryPage(handle.db, criteria({ to: "2026-04-02" }), { limit: 100 });
+    expect(onSecond.rows.map((row) => row.submissionId)).toEqual([
+      special.lateOnSecond!.submissionId,
+      special.joao!.submissionId,
+    ]);
+  });
+
+  it.each([
+    ["a CPF with punctuation", "111.444.777-35"],
+    ["a CPF without", "11144477735"],
+    ["part of the name without its accents", "conceicao ara"],
+    ["part of the name in capitals, accents and all", "JOÃO CONCEIÇÃO"],
+    ["part of the e-mail", "araujo@provedor"],
+    ["the phone as people write it", "(21) 3333-4444"],
+    ["the partner's customer id", "CRM-100%"],
+  ])("finds a sale by %s", async (_, typed) => {
+    const found = await listHistoryPage(handle.db, criteria({ search: saleSearch(typed) }), { limit: 100 });
+    expect(found.rows.map((row) => row.submissionId)).toEqual([special.joao!.submissionId]);
+  });
+
+  it("finds a sale by its protocol, grouped or not, and by its submissionId", async () => {
+    const { protocol, submissionId } = special.joao!;
+    for (const typed of [
+      protocol,
+      `${protocol.slice(0, 5)}-${protocol.slice(5)}`.toLowerCase(),
+      submissionId,
+    ]) {
+      const found = await listHistoryPage(handle.db, criteria({ search: saleSearch(typed) }), { limit: 100 });
+      expect(found.rows.map((row) => row.submissionId)).toEqual([submissionId]);
+    }
+  });
+
+  it("takes percent signs, underscores and backslashes in a search as themselves", async () => {
+    for (const typed of ["%%%", "___", "Cliente_1", "\\\\\\"]) {
+      const found = await listHistoryPage(handle.db, criteria({ search: saleSearch(typed) }), { limit: 100 });
+      expect(found.rows).toEqual([]);
+    }
+  });
+
+  it("counts each status under the filter, from the day counts and from the ledger alike", async () => {
+    const direct = async (given: Partial<HistoryCriteria>) => {
+      const rows = (await listHistoryPage(handle.db, criteria(given), { limit: 1000 })).rows;
+      const counts: Record<string, number> = {};
+      for (const row of rows) counts[row.status] = (counts[row.status] ?? 0) + 1;
+      return counts;
+    };
+    const nonZero = (counts: Record<string, number>) =>
+      Object.fromEntries(Object.entries(counts).filter(([, count]) => count > 0));
+    // A status moves (a supervisor settles a sale): the trigger moves its count.
+    const [settled] = (await listHistoryPage(handle.db, criteria({ status: "unknown" }), { limit: 1 })).rows;
+    await handle.db
+      .update(sales)
+      .set({ status: "accepted" })
+      .where(eq(sales.submissionId, settled!.submissionId));
+
+    for (const given of [
+      {},
+      { from: "2026-04-03" },
+      { to: "2026-04-02" },
+      { agentId: bia },
+      { search: saleSearch("Cliente") },
+      { status: "unknown" as const },
+    ]) {
+      const counts = await countHistoryByStatus(handle.db, criteria(given));
+      expect(nonZero(counts)).toEqual(await direct({ ...given, status: undefined }));
+    }
+
+    // Another zone's days: recounted once, then kept by the trigger in that zone.
+    const utc = criteria({ timeZone: "UTC", to: "2026-04-02" });
+    expect(await countHistoryByStatus(handle.db, utc)).toMatchObject({ accepted: 0, rejected: 1 });
+    expect(await countDaysIn(handle.db, "UTC")).toBe("recounted");
+    expect(await countDaysIn(handle.db, "UTC")).toBe("unchanged");
+    expect(nonZero(await countHistoryByStatus(handle.db, utc))).toEqual({ rejected: 1 });
+    expect(
+      nonZero(await countHistoryByStatus(handle.db, criteria({ timeZone: "UTC", from: "2026-04-03" }))),
+    ).toEqual(await direct({ from: "2026-04-03", timeZone: "UTC" }));
+    await countDaysIn(handle.db, ZONE);
   });
 });

@@ -193,65 +193,6 @@ export async function findHeldSaleOf(
   return sale;
 }
 
-export interface SaleListRow {
-  submissionId: string;
-  protocol: string;
-  status: SaleStatus;
-  request: PartnerSaleRequestBody;
-  agentName: string;
-  createdAt: Date;
-  upstreamMessage: string | null;
-  resolverName: string | null;
-  resolvedAt: Date | null;
-}
-
-export interface SaleListFilter {
-  /** Only this agent's own sales. */
-  agentId?: string;
-  status?: SaleStatus;
-}
-
-/**
- * Most recent first, `limit` at a time: `after` (the last submissionId of the previous page) continues the list.
- * The database reads the cursor row's own creation time, so a page boundary never falls between two sales created
- * within the same millisecond (timestamps keep microseconds; a JavaScript Date would not).
- */
-export function listSales(
-  db: Database,
-  filter: SaleListFilter & { limit: number; after?: string },
-): Promise<SaleListRow[]> {
-  const resolver = alias(agents, "resolver");
-  const cursor = alias(sales, "cursor");
-  const conditions = [
-    filter.agentId ? eq(sales.agentId, filter.agentId) : undefined,
-    filter.status ? eq(sales.status, filter.status) : undefined,
-    filter.after
-      ? sql`(${sales.createdAt}, ${sales.submissionId}) < (${db
-          .select({ createdAt: cursor.createdAt, submissionId: cursor.submissionId })
-          .from(cursor)
-          .where(eq(cursor.submissionId, filter.after))})`
-      : undefined,
-  ].filter((condition) => condition !== undefined);
-  return db
-    .select({
-      submissionId: sales.submissionId,
-      protocol: sales.protocol,
-      status: sales.status,
-      request: sales.request,
-      agentName: agents.name,
-      createdAt: sales.createdAt,
-      upstreamMessage: sales.upstreamMessage,
-      resolverName: resolver.name,
-      resolvedAt: sales.resolvedAt,
-    })
-    .from(sales)
-    .innerJoin(agents, eq(agents.id, sales.agentId))
-    .leftJoin(resolver, eq(resolver.id, sales.resolvedBy))
-    .where(and(...conditions))
-    .orderBy(desc(sales.createdAt), desc(sales.submissionId))
-    .limit(filter.limit);
-}
-
 export async function findSale(
   db: Database,
   submissionId: string,

@@ -46,7 +46,7 @@ export default async function SalePage({ params, searchParams }: PageProps<"/sal
   const timeZone = appTimeZone();
 
   return (
-    <section aria-labelledby="sale-title" className="space-y-6">
+    <section aria-labelledby="sale-title" className="mx-auto max-w-3xl space-y-6">
       <p>
         <Link href="/sales" className="text-sm text-brand-700 underline">
           ← Vendas

@@ -1,14 +1,20 @@
 import type { NextRequest } from "next/server";
 import { exportVisibleSales } from "@/lib/dal/sales-export";
 import { requireAgent } from "@/lib/dal/session";
-import { historyQuery, parseHistoryFilter } from "@/lib/sales/history-filter";
+import { errorResponse } from "@/lib/http/json";
+import { historyQuery, parseHistoryView } from "@/lib/sales/history-filter";
 
 export const dynamic = "force-dynamic";
 
-/** The history's current filter as a CSV download; signed out, the sign-in page brings the person back here. */
+/**
+ * The history's current filter (the same parameters, read by the same rules as `/sales`) as a CSV download; signed
+ * out, the sign-in page brings the person back here. A parameter the history would set aside is refused here
+ * (`invalid_fields`): a file must hold exactly what was asked for, or nothing.
+ */
 export async function GET(request: NextRequest) {
-  const filter = parseHistoryFilter(request.nextUrl.searchParams);
-  const agent = await requireAgent(`/sales/export${historyQuery(filter)}`);
+  const { filter, problems } = parseHistoryView(request.nextUrl.searchParams);
+  const agent = await requireAgent(`/sales/export${historyQuery({ filter })}`);
+  if (Object.keys(problems).length > 0) return errorResponse("invalid_fields", problems);
   const { fileName, body } = exportVisibleSales(agent, filter);
   return new Response(body, {
     headers: {

@@ -1,0 +1,33 @@
+import type { Route } from "next";
+import Link from "next/link";
+import type { SaleStatus } from "@/lib/db/schema";
+import { STATUS_LABELS } from "@/lib/format";
+import { historyQuery, STATUS_FILTERS, type HistoryFilter } from "@/lib/sales/history-filter";
+
+const number = new Intl.NumberFormat("pt-BR");
+
+/** One link per status, each with how many sales the rest of the filter holds in it. */
+export function StatusChips({
+  filter,
+  counts,
+}: {
+  filter: HistoryFilter;
+  counts: Record<SaleStatus, number>;
+}) {
+  const total = Object.values(counts).reduce((sum, count) => sum + count, 0);
+  return (
+    <nav aria-label="Filtrar por situação" className="flex flex-wrap gap-2 text-sm">
+      {[undefined, ...STATUS_FILTERS].map((status) => (
+        <Link
+          key={status ?? "all"}
+          href={`/sales${historyQuery({ filter: { ...filter, status } })}` as Route}
+          aria-current={status === filter.status ? "page" : undefined}
+          className="rounded-full border border-slate-300 px-3 py-1 text-slate-700 hover:border-brand-600 aria-[current=page]:border-brand-700 aria-[current=page]:bg-brand-700 aria-[current=page]:text-white"
+        >
+          {status ? STATUS_LABELS[status] : "Todas"}{" "}
+          <span className="tabular-nums">({number.format(status ? counts[status] : total)})</span>
+        </Link>
+      ))}
+    </nav>
+  );
+}

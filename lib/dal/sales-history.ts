@@ -1,0 +1,129 @@
+import "server-only";
+import { getDb } from "@/lib/db";
+import { listAgents } from "@/lib/db/queries/agents";
+import {
+  countHistoryByStatus,
+  listHistoryPage,
+  type HistoryCriteria,
+  type SaleListRow,
+} from "@/lib/db/queries/sales-history";
+import type { SaleStatus } from "@/lib/db/schema";
+import { maskCpf } from "@/lib/format";
+import { HISTORY_PAGE_SIZE, type HistoryFilter, type HistoryView } from "@/lib/sales/history-filter";
+import { saleSearch } from "@/lib/sales/history-search";
+import { formatProtocol } from "@/lib/sales/protocol";
+import { appTimeZone, planName } from "./sales";
+import type { SessionAgent } from "./session";
+
+export interface SaleListItem {
+  submissionId: string;
+  /** As people read it, "7KQ2M-X9R4B". */
+  protocol: string;
+  status: SaleStatus;
+  customerName: string;
+  maskedCpf: string;
+  planName: string;
+  /** The partner's own id for the customer (ID do cliente no parceiro), when the agent typed one. */
+  externalId: string | null;
+  agentName: string;
+  createdAt: Date;
+  /** The provider's own words, verbatim. */
+  upstreamMessage: string | null;
+  /** The supervisor who confirmed an `unknown` sale with the provider, and when. */
+  resolvedBy: string | null;
+  resolvedAt: Date | null;
+}
+
+function toListItem(row: SaleListRow): SaleListItem {
+  return {
+    submissionId: row.submissionId,
+    protocol: formatProtocol(row.protocol),
+    status: row.status,
+    customerName: row.request.customerName,
+    maskedCpf: maskCpf(row.request.customerDocument),
+    planName: planName(row.request.planId),
+    externalId: row.request.externalId ?? null,
+    agentName: row.agentName,
+    createdAt: row.createdAt,
+    upstreamMessage: row.upstreamMessage,
+    resolvedBy: row.resolverName,
+    resolvedAt: row.resolvedAt,
+  };
+}
+
+/** An agent sees their own sales whatever the address asks; a supervisor everyone's, or one agent's. */
+function criteriaFor(agent: SessionAgent, filter: HistoryFilter): HistoryCriteria {
+  return {
+    agentId: agent.role === "supervisor" ? filter.agentId : agent.id,
+    status: filter.status,
+    from: filter.from,
+    to: filter.to,
+    search: filter.search ? saleSearch(filter.search) : undefined,
+    timeZone: appTimeZone(),
+  };
+}
+
+export interface HistoryPageView {
+  sales: SaleListItem[];
+  /** Sales per status under the filter, whatever status it picks (the chips). */
+  counts: Record<SaleStatus, number>;
+  /** The submissionIds the "Mais recentes" / "Mais antigas" links continue from, when there is such a page. */
+  newerThan: string | null;
+  olderThan: string | null;
+  /** The address named a page that does not exist (a forged or foreign cursor): the page says so. */
+  pageNotFound: boolean;
+}
+
+/** One page of the history (`/sales`) with its counts. */
+export async function readHistoryPage(agent: SessionAgent, view: HistoryView): Promise<HistoryPageView> {
+  const db = await getDb();
+  const criteria = criteriaFor(agent, view.filter);
+  let page = await listHistoryPage(db, criteria, { limit: HISTORY_PAGE_SIZE, cursor: view.cursor });
+  // Back at the top, "Mais recentes" shows the newest page whole, as the history's first page does.
+  if (view.cursor?.direction === "newer" && !page.hasNewer) {
+    page = await listHistoryPage(db, criteria, { limit: HISTORY_PAGE_SIZE });
+  }
+  const counts = await countHistoryByStatus(db, criteria);
+  return {
+    sales: page.rows.map(toListItem),
+    counts,
+    newerThan: page.hasNewer && page.rows.length > 0 ? page.rows[0]!.submissionId : null,
+    olderThan: page.hasOlder && page.rows.length > 0 ? page.rows.at(-1)!.submissionId : null,
+    pageNotFound: view.cursor !== undefined && page.rows.length === 0,
+  };
+}
+
+/** Every sale the agent may see under `filter`, newest first, one batch of `batchSize` in memory at a time. */
+export async function* visibleSaleBatches(
+  agent: SessionAgent,
+  filter: HistoryFilter,
+  batchSize = 500,
+): AsyncGenerator<SaleListItem[]> {
+  const db = await getDb();
+  const criteria = criteriaFor(agent, filter);
+  let after: string | undefined;
+  for (;;) {
+    const { rows, hasOlder } = await listHistoryPage(db, criteria, {
+      limit: batchSize,
+      cursor: after ? { direction: "older", submissionId: after } : undefined,
+    });
+    if (rows.length > 0) yield rows.map(toListItem);
+    if (!hasOlder) return;
+    after = rows.at(-1)!.submissionId;
+  }
+}
+
+export interface AgentOption {
+  id: string;
+  /** "Ana Souza · ana@partner.example": two agents may share a name. */
+  label: string;
+}
+
+/** The agents a supervisor may narrow the history to; nobody else gets the list. */
+export async function agentOptions(agent: SessionAgent): Promise<AgentOption[]> {
+  if (agent.role !== "supervisor") return [];
+  const everyone = await listAgents(await getDb());
+  return everyone
+    .map((someone) => ({ id: someone.id, label: `${someone.name} · ${someone.email}` }))
+    .sort((a, b) => a.label.localeCompare(b.label, "pt-BR"));
+}
