@@ -9,7 +9,7 @@ import type { ErrorCode } from "@/lib/errors";
 
 // Optimistic only: no session cookie at all means "go sign in". The real check (the cookie, its live session row,
 // the agent) happens in lib/dal on every page, action and route handler.
-const SIGNED_IN_AREAS = [/^\/$/, /^\/sales(\/|$)/];
+const SIGNED_IN_AREAS = [/^\/$/, /^\/sales(\/|$)/, /^\/dashboard(\/|$)/];
 
 function refuse(code: ErrorCode, https: boolean): Response {
   const response = errorResponse(code);

@@ -29,6 +29,11 @@ export function AppHeader({ agent }: { agent: SessionAgent | null }) {
               <Link href="/sales" className="text-slate-700 hover:text-brand-700">
                 Vendas
               </Link>
+              {agent.role === "supervisor" ? (
+                <Link href="/dashboard" className="text-slate-700 hover:text-brand-700">
+                  Painel
+                </Link>
+              ) : null}
             </nav>
             <span className="text-slate-500" title={agent.email}>
               {agent.name}

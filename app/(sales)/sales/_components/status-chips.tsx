@@ -6,6 +6,10 @@ import { historyQuery, STATUS_FILTERS, type HistoryFilter } from "@/lib/sales/hi
 
 const number = new Intl.NumberFormat("pt-BR");
 
+/** A link among several that pick one view; the picked one is `aria-current="page"`. */
+export const chipClassName =
+  "rounded-full border border-slate-300 px-3 py-1 text-slate-700 hover:border-brand-600 aria-[current=page]:border-brand-700 aria-[current=page]:bg-brand-700 aria-[current=page]:text-white";
+
 /** One link per status, each with how many sales the rest of the filter holds in it. */
 export function StatusChips({
   filter,
@@ -22,7 +26,7 @@ export function StatusChips({
           key={status ?? "all"}
           href={`/sales${historyQuery({ filter: { ...filter, status } })}` as Route}
           aria-current={status === filter.status ? "page" : undefined}
-          className="rounded-full border border-slate-300 px-3 py-1 text-slate-700 hover:border-brand-600 aria-[current=page]:border-brand-700 aria-[current=page]:bg-brand-700 aria-[current=page]:text-white"
+          className={chipClassName}
         >
           {status ? STATUS_LABELS[status] : "Todas"}{" "}
           <span className="tabular-nums">({number.format(status ? counts[status] : total)})</span>

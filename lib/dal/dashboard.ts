@@ -1,0 +1,87 @@
+import "server-only";
+import { getDb } from "@/lib/db";
+import { salesPerAgent, salesPerDay } from "@/lib/db/queries/dashboard";
+import { countHistoryByStatus } from "@/lib/db/queries/sales-history";
+import { isoDateIn } from "@/lib/format";
+import {
+  acceptanceRate,
+  daysEndingOn,
+  emptyCounts,
+  perDay,
+  PERIODS,
+  summarizePeriods,
+  total,
+  type Period,
+  type PeriodSummary,
+  type StatusCounts,
+} from "@/lib/sales/dashboard";
+import { appTimeZone } from "./sales";
+import type { SessionAgent } from "./session";
+
+export interface AgentSummary {
+  agentId: string;
+  name: string;
+  email: string;
+  counts: StatusCounts;
+  total: number;
+  acceptanceRate: number | null;
+}
+
+export interface Dashboard {
+  /** `YYYY-MM-DD` in APP_TIME_ZONE. */
+  today: string;
+  periods: PeriodSummary[];
+  /** The last 30 days, oldest first. */
+  days: { day: string; counts: StatusCounts }[];
+  /** Every sale still to be confirmed, whenever it was made. */
+  unknownToSettle: number;
+  /** The period of the table per agent, and its rows, most sales first. */
+  period: PeriodSummary;
+  agents: AgentSummary[];
+}
+
+/** The supervisors' dashboard; null for anyone else. */
+export async function readDashboard(
+  agent: SessionAgent,
+  period: Period,
+  now = new Date(),
+): Promise<Dashboard | null> {
+  if (agent.role !== "supervisor") return null;
+  const db = await getDb();
+  const timeZone = appTimeZone();
+  const today = isoDateIn(now, timeZone);
+  const days = daysEndingOn(today, PERIODS["30d"].days);
+  const byDay = perDay(await salesPerDay(db, { from: days[0]!, timeZone }), days);
+  const periods = summarizePeriods(byDay, today);
+  const chosen = periods.find((summary) => summary.period === period)!;
+
+  const agents = new Map<string, AgentSummary>();
+  for (const row of await salesPerAgent(db, { from: chosen.from, timeZone })) {
+    let summary = agents.get(row.agentId);
+    if (!summary) {
+      summary = {
+        agentId: row.agentId,
+        name: row.agentName,
+        email: row.agentEmail,
+        counts: emptyCounts(),
+        total: 0,
+        acceptanceRate: null,
+      };
+      agents.set(row.agentId, summary);
+    }
+    summary.counts[row.status] += row.sales;
+  }
+  for (const summary of agents.values()) {
+    summary.total = total(summary.counts);
+    summary.acceptanceRate = acceptanceRate(summary.counts);
+  }
+
+  return {
+    today,
+    periods,
+    days: days.map((day) => ({ day, counts: byDay.get(day)! })),
+    unknownToSettle: (await countHistoryByStatus(db, { timeZone })).unknown,
+    period: chosen,
+    agents: [...agents.values()].sort((a, b) => b.total - a.total || a.name.localeCompare(b.name, "pt-BR")),
+  };
+}

@@ -1,0 +1,98 @@
+import { randomUUID } from "node:crypto";
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newProtocol } from "@/lib/sales/protocol";
+import { testDatabases } from "@/test/databases";
+import type { DatabaseHandle } from "../connection";
+import { sales, type SaleStatus } from "../schema";
+import { insertAgent } from "./agents";
+import { salesPerAgent, salesPerDay } from "./dashboard";
+import { countDaysIn } from "./sale-day-counts";
+
+const ZONE = "America/Sao_Paulo";
+const STATUSES: SaleStatus[] = [
+  "accepted",
+  "accepted",
+  "rejected",
+  "failed",
+  "unknown",
+  "accepted",
+  "pending",
+];
+
+describe.each(testDatabases)("the dashboard's numbers on $name", ({ open }) => {
+  let handle: DatabaseHandle;
+  // What was inserted, counted here as the test goes: [agent, day in São Paulo, status].
+  const made: [string, string, SaleStatus][] = [];
+
+  beforeAll(async () => {
+    handle = await open();
+    const agentIds: string[] = [];
+    for (const name of ["Ana", "Bia", "Caio"]) {
+      const agent = await insertAgent(handle.db, {
+        email: `${name.toLowerCase()}@example.com`,
+        name,
+        role: "agent",
+        passwordHash: null,
+      });
+      agentIds.push(agent.id);
+    }
+    // 60 sales every 7 hours from 2026-04-20 01:00 UTC: some fall before 03:00 UTC, the day before in São Paulo.
+    for (let index = 0; index < 60; index++) {
+      const instant = new Date(Date.UTC(2026, 3, 20, 1) + index * 7 * 3_600_000);
+      const agentId = agentIds[index % 3]!;
+      const status = STATUSES[index % STATUSES.length]!;
+      await handle.db.insert(sales).values({
+        submissionId: randomUUID(),
+        protocol: newProtocol(),
+        agentId,
+        status,
+        request: {
+          customerDocument: "52998224725",
+          customerName: "Cliente",
+          customerEmail: "c@example.com",
+          customerPhone: "11987654321",
+          planId: randomUUID(),
+        },
+        createdAt: sql`${instant.toISOString()}::timestamptz`,
+      });
+      made.push([agentId, new Date(instant.getTime() - 3 * 3_600_000).toISOString().slice(0, 10), status]);
+    }
+  });
+  afterAll(async () => {
+    await handle.close();
+  });
+
+  const tally = (rows: { key: string; sales: number }[]) => {
+    const counts: Record<string, number> = {};
+    for (const row of rows) counts[row.key] = (counts[row.key] ?? 0) + row.sales;
+    return counts;
+  };
+
+  it.each(["day counts", "ledger"])("counts each day's sales per status, from the %s", async (source) => {
+    await countDaysIn(handle.db, source === "ledger" ? "UTC" : ZONE);
+    const rows = await salesPerDay(handle.db, { from: "2026-04-22", timeZone: ZONE });
+    const expected = tally(
+      made
+        .filter(([, day]) => day >= "2026-04-22")
+        .map(([, day, status]) => ({ key: `${day} ${status}`, sales: 1 })),
+    );
+    expect(tally(rows.map((row) => ({ key: `${row.day} ${row.status}`, sales: row.sales })))).toEqual(
+      expected,
+    );
+    await countDaysIn(handle.db, ZONE);
+  });
+
+  it("counts each agent's sales per status from a day on", async () => {
+    const rows = await salesPerAgent(handle.db, { from: "2026-04-25", timeZone: ZONE });
+    const expected = tally(
+      made
+        .filter(([, day]) => day >= "2026-04-25")
+        .map(([agent, , status]) => ({ key: `${agent} ${status}`, sales: 1 })),
+    );
+    expect(tally(rows.map((row) => ({ key: `${row.agentId} ${row.status}`, sales: row.sales })))).toEqual(
+      expected,
+    );
+    expect(new Set(rows.map((row) => row.agentName))).toEqual(new Set(["Ana", "Bia", "Caio"]));
+  });
+});
