@@ -80,7 +80,7 @@ export async function readDashboard(
     today,
     periods,
     days: days.map((day) => ({ day, counts: byDay.get(day)! })),
-    unknownToSettle: (await countHistoryByStatus(db, { timeZone })).unknown,
+    unknownToSettle: (await countHistoryByStatus(db, { timeZone }))?.unknown ?? 0,
     period: chosen,
     agents: [...agents.values()].sort((a, b) => b.total - a.total || a.name.localeCompare(b.name, "pt-BR")),
   };

@@ -63,10 +63,13 @@ function criteriaFor(agent: SessionAgent, filter: HistoryFilter): HistoryCriteri
   };
 }
 
+/** A search matching more sales than this is not counted per status: the chips say "mais de 1.000". */
+export const SEARCH_COUNT_CAP = 1_000;
+
 export interface HistoryPageView {
   sales: SaleListItem[];
-  /** Sales per status under the filter, whatever status it picks (the chips). */
-  counts: Record<SaleStatus, number>;
+  /** Sales per status under the filter, whatever status it picks (the chips); null past a search's cap. */
+  counts: Record<SaleStatus, number> | null;
   /** The submissionIds the "Mais recentes" / "Mais antigas" links continue from, when there is such a page. */
   newerThan: string | null;
   olderThan: string | null;
@@ -83,7 +86,7 @@ export async function readHistoryPage(agent: SessionAgent, view: HistoryView): P
   if (view.cursor?.direction === "newer" && !page.hasNewer) {
     page = await listHistoryPage(db, criteria, { limit: HISTORY_PAGE_SIZE });
   }
-  const counts = await countHistoryByStatus(db, criteria);
+  const counts = await countHistoryByStatus(db, criteria, { searchCap: SEARCH_COUNT_CAP });
   return {
     sales: page.rows.map(toListItem),
     counts,

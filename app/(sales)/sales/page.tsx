@@ -5,7 +5,7 @@ import { HistoryPagination } from "./_components/history-pagination";
 import { SalesTable } from "./_components/sales-table";
 import { StatusChips } from "./_components/status-chips";
 import { appTimeZone } from "@/lib/dal/sales";
-import { agentOptions, readHistoryPage } from "@/lib/dal/sales-history";
+import { agentOptions, readHistoryPage, SEARCH_COUNT_CAP } from "@/lib/dal/sales-history";
 import { requireAgent } from "@/lib/dal/session";
 import { historyQuery, parseHistoryView, type HistoryParam } from "@/lib/sales/history-filter";
 
@@ -55,7 +55,7 @@ export default async function SalesPage({ searchParams }: PageProps<"/sales">) {
         problems={view.problems}
         agents={supervisor ? agents : null}
       />
-      <StatusChips filter={filter} counts={history.counts} />
+      <StatusChips filter={filter} counts={history.counts} countCap={SEARCH_COUNT_CAP} />
       {history.pageNotFound ? (
         <p className="rounded-lg border border-slate-200 bg-white p-6 text-slate-700">
           Esta página da lista não existe: o endereço pode estar incompleto.{" "}

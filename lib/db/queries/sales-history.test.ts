@@ -246,8 +246,8 @@ describe.each(testDatabases)("the sales history on $name", ({ open }) => {
       { search: saleSearch("Cliente") },
       { status: "unknown" as const },
     ]) {
-      const counts = await countHistoryByStatus(handle.db, criteria(given));
-      expect(nonZero(counts)).toEqual(await direct({ ...given, status: undefined }));
+      const counts = await countHistoryByStatus(handle.db, criteria(given), { searchCap: 1000 });
+      expect(nonZero(counts!)).toEqual(await direct({ ...given, status: undefined }));
     }
 
     // Another zone's days: recounted once, then kept by the trigger in that zone.
@@ -255,10 +255,19 @@ describe.each(testDatabases)("the sales history on $name", ({ open }) => {
     expect(await countHistoryByStatus(handle.db, utc)).toMatchObject({ accepted: 0, rejected: 1 });
     expect(await countDaysIn(handle.db, "UTC")).toBe("recounted");
     expect(await countDaysIn(handle.db, "UTC")).toBe("unchanged");
-    expect(nonZero(await countHistoryByStatus(handle.db, utc))).toEqual({ rejected: 1 });
+    expect(nonZero((await countHistoryByStatus(handle.db, utc))!)).toEqual({ rejected: 1 });
     expect(
-      nonZero(await countHistoryByStatus(handle.db, criteria({ timeZone: "UTC", from: "2026-04-03" }))),
+      nonZero((await countHistoryByStatus(handle.db, criteria({ timeZone: "UTC", from: "2026-04-03" })))!),
     ).toEqual(await direct({ from: "2026-04-03", timeZone: "UTC" }));
     await countDaysIn(handle.db, ZONE);
+  });
+
+  it("stops counting a search past its cap", async () => {
+    const broad = criteria({ search: saleSearch("Cliente") });
+    expect(await countHistoryByStatus(handle.db, broad, { searchCap: 5 })).toBeNull();
+    const matches = (await listHistoryPage(handle.db, broad, { limit: 1000 })).rows.length;
+    const counts = await countHistoryByStatus(handle.db, broad, { searchCap: matches });
+    expect(Object.values(counts!).reduce((sum, count) => sum + count, 0)).toBe(matches);
+    expect(await countHistoryByStatus(handle.db, broad, { searchCap: matches - 1 })).toBeNull();
   });
 });

@@ -154,22 +154,29 @@ export const noSales = (): Record<SaleStatus, number> => ({
 /**
  * How many sales each status has under the criteria, whatever status they filter by (the chips' counts). Whole days
  * of everyone's sales come from `sale_day_counts` (a few thousand rows, where the ledger has millions); one agent's
- * from their index alone; a search from its matches.
+ * from their index alone; a search's from its matches, counted up to `searchCap` (past it, null: a search that
+ * broad is narrowed, not counted, and counting it would read every match).
  */
 export async function countHistoryByStatus(
   db: Database,
   criteria: HistoryCriteria,
-): Promise<Record<SaleStatus, number>> {
+  { searchCap }: { searchCap?: number } = {},
+): Promise<Record<SaleStatus, number> | null> {
   const counts = noSales();
   if (!criteria.agentId && !criteria.search && (await dayCountsAreIn(db, criteria.timeZone))) {
     for (const row of await readDayCounts(db, criteria)) counts[row.status] += row.sales;
     return counts;
   }
-  const rows = await db
-    .select({ status: sales.status, sales: count() })
+  const capped = criteria.search && searchCap !== undefined;
+  const matching = db
+    .select({ status: sales.status })
     .from(sales)
-    .where(and(...criteriaConditions(criteria, { withStatus: false })))
-    .groupBy(sales.status);
+    .where(and(...criteriaConditions(criteria, { withStatus: false })));
+  const matches = (capped ? matching.limit(searchCap + 1) : matching).as("matches");
+  const rows = await db
+    .select({ status: matches.status, sales: count() })
+    .from(matches)
+    .groupBy(matches.status);
   for (const row of rows) counts[row.status] = row.sales;
-  return counts;
+  return capped && rows.reduce((sum, row) => sum + row.sales, 0) > searchCap ? null : counts;
 }
