@@ -128,6 +128,13 @@ export const sales = pgTable(
     resolvedBy: uuid("resolved_by").references(() => agents.id),
     resolution: saleResolution("resolution"),
     resolvedAt: timestamp("resolved_at", { withTimezone: true }),
+    /**
+     * The customer's name as the search box compares it (sales_fold, migration 0008: lower case, no accents), kept
+     * by the database: folding it on every row searched cost more than the rest of the search together.
+     */
+    customerNameFolded: text("customer_name_folded").generatedAlwaysAs(
+      sql`sales_fold(request ->> 'customerName')`,
+    ),
   },
   (table) => [
     // The history and its export read newest first, page after page (keyset on the last two columns), for
@@ -145,11 +152,8 @@ export const sales = pgTable(
     index("sales_customer_document_idx").on(sql`(${table.request} ->> 'customerDocument')`),
     index("sales_customer_phone_idx").on(sql`(${table.request} ->> 'customerPhone')`),
     index("sales_external_id_idx").on(sql`(${table.request} ->> 'externalId')`),
-    // Part of a name (accents folded by sales_fold, migration 0008) or of an e-mail: trigram indexes.
-    index("sales_customer_name_trgm_idx").using(
-      "gin",
-      sql`sales_fold(${table.request} ->> 'customerName') gin_trgm_ops`,
-    ),
+    // Part of a name (folded once, as written) or of an e-mail: trigram indexes.
+    index("sales_customer_name_trgm_idx").using("gin", table.customerNameFolded.op("gin_trgm_ops")),
     index("sales_customer_email_trgm_idx").using(
       "gin",
       sql`(${table.request} ->> 'customerEmail') gin_trgm_ops`,

@@ -13,9 +13,10 @@ CREATE TABLE "sale_day_counts" (
 --> statement-breakpoint
 DROP INDEX "sales_status_idx";--> statement-breakpoint
 DROP INDEX "sales_agent_created_idx";--> statement-breakpoint
+ALTER TABLE "sales" ADD COLUMN "customer_name_folded" text GENERATED ALWAYS AS (sales_fold(request ->> 'customerName')) STORED;--> statement-breakpoint
 CREATE INDEX "sales_status_created_idx" ON "sales" USING btree ("status","created_at","submission_id");--> statement-breakpoint
 CREATE INDEX "sales_customer_phone_idx" ON "sales" USING btree (("request" ->> 'customerPhone'));--> statement-breakpoint
 CREATE INDEX "sales_external_id_idx" ON "sales" USING btree (("request" ->> 'externalId'));--> statement-breakpoint
-CREATE INDEX "sales_customer_name_trgm_idx" ON "sales" USING gin (sales_fold("request" ->> 'customerName') gin_trgm_ops);--> statement-breakpoint
+CREATE INDEX "sales_customer_name_trgm_idx" ON "sales" USING gin ("customer_name_folded" gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "sales_customer_email_trgm_idx" ON "sales" USING gin (("request" ->> 'customerEmail') gin_trgm_ops);--> statement-breakpoint
 CREATE INDEX "sales_agent_created_idx" ON "sales" USING btree ("agent_id","created_at","submission_id","status");

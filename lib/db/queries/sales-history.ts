@@ -38,7 +38,8 @@ const field = (name: keyof PartnerSaleRequestBody) => sql`(${sales.request} ->> 
 const likeEscaped = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
 
 // Each branch matches an index of migration 0009: the trigram ones take part of a name (folded by sales_fold,
-// migration 0008, the same function on both sides) or of an e-mail; the rest are equalities.
+// migration 0008, stored as the sale is written and applied to what was typed) or of an e-mail; the rest are
+// equalities.
 function searchCondition(search: SaleSearch): SQL | undefined {
   const contains = search.contains === null ? null : `%${likeEscaped(search.contains)}%`;
   return or(
@@ -47,7 +48,7 @@ function searchCondition(search: SaleSearch): SQL | undefined {
     search.cpf ? sql`${field("customerDocument")} = ${search.cpf}` : undefined,
     search.phone ? sql`${field("customerPhone")} = ${search.phone}` : undefined,
     sql`${field("externalId")} = ${search.text}`,
-    contains === null ? undefined : sql`sales_fold(${field("customerName")}) like sales_fold(${contains})`,
+    contains === null ? undefined : sql`${sales.customerNameFolded} like sales_fold(${contains})`,
     contains === null ? undefined : sql`${field("customerEmail")} like ${contains}`,
   );
 }
