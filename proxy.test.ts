@@ -35,6 +35,14 @@ describe("proxy", () => {
     expect(nonceOf(response.headers.get("content-security-policy"))).toBeTruthy();
   });
 
+  it("sends a visitor without a session cookie from the dashboard to sign in and back", () => {
+    const response = proxy(request("/dashboard?period=7d"));
+    expect(response.status).toBe(307);
+    expect(response.headers.get("location")).toBe(
+      "http://app.test/sign-in?callbackUrl=%2Fdashboard%3Fperiod%3D7d",
+    );
+  });
+
   it("adds HSTS and upgrade-insecure-requests only to what came over https, refusals included", () => {
     const https = { "x-test-https": "yes" };
     const answers = [

@@ -86,3 +86,51 @@ describe("migration 0007 (settlements beside the provider's answer)", () => {
     await client.close();
   });
 });
+
+describe("migrations 0009 and 0010 (the history's search and counts)", () => {
+  it("fold the names and count the days of every sale recorded before them", async () => {
+    const client = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
+    const db = drizzle(client);
+    await migrate(db, { migrationsFolder: migrationsUpTo(9) });
+    await client.exec(`
+      insert into agents (email, name) values ('a@example.com', 'Ana');
+      insert into sales (submission_id, protocol, agent_id, request, status, created_at)
+      select gen_random_uuid(), 'P' || n, (select id from agents),
+             jsonb_build_object('customerName', 'JOÃO Conceição ' || n), status::sale_status, created::timestamptz
+      from (values
+        (1, 'accepted', '2026-04-03 02:59:59+00'),
+        (2, 'accepted', '2026-04-03 03:00:00+00'),
+        (3, 'unknown', '2026-04-03 12:00:00+00')
+      ) as earlier (n, status, created);
+    `);
+
+    await migrate(db, { migrationsFolder: MIGRATIONS });
+
+    const names = await client.query<{ customer_name_folded: string }>(
+      "select customer_name_folded from sales order by protocol",
+    );
+    expect(names.rows.map((row) => row.customer_name_folded)).toEqual([
+      "joao conceicao 1",
+      "joao conceicao 2",
+      "joao conceicao 3",
+    ]);
+    const counts = await client.query<{ day: string; status: string; sales: number }>(
+      "select day::text, status, sales from sale_day_counts order by day, status",
+    );
+    expect(counts.rows).toEqual([
+      { day: "2026-04-02", status: "accepted", sales: 1 },
+      { day: "2026-04-03", status: "accepted", sales: 1 },
+      { day: "2026-04-03", status: "unknown", sales: 1 },
+    ]);
+    // From then on the trigger keeps them: a settled sale moves from one count to the other.
+    await client.exec("update sales set status = 'accepted' where protocol = 'P3'");
+    const moved = await client.query<{ status: string; sales: number }>(
+      "select status, sales from sale_day_counts where day = '2026-04-03' order by status",
+    );
+    expect(moved.rows).toEqual([
+      { status: "accepted", sales: 2 },
+      { status: "unknown", sales: 0 },
+    ]);
+    await client.close();
+  });
+});
