@@ -209,7 +209,7 @@ async function main() {
     ],
     ["search: CPF with punctuation", page(supervisor, { q: formatCpf("52998224725") })],
     ["search: name, part, without accents (rare)", page(supervisor, { q: "conceicao araujo bra" })],
-    ["search: name, part (common: 1 in 30)", page(supervisor, { q: "nascimento" })],
+    ["search: name, part (common: 1 sale in 15)", page(supervisor, { q: "nascimento" })],
     ["search: e-mail, part", page(supervisor, { q: "conceicao.brandao@prov" })],
     ["search: phone", page(supervisor, { q: "(21) 98888-7777" })],
     ["search: partner's customer id", page(supervisor, { q: "PROBE-1" })],
