@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { appNodeOptions } from "../scripts/app-node-options";
 import { startTestPostgres } from "../scripts/test-postgres";
 
 // The supervisor's workspace at a million sales (`npm run bench` runs it after the submission bench; alone:
@@ -41,6 +42,8 @@ function runWorker(name: string, env: Record<string, string>): Promise<DatabaseF
         LOG_FILE: join(root, ".tmp/bench-history.log"),
         BENCH_HISTORY_NAME: name,
         BENCH_HISTORY_SALES: String(SALES),
+        // The heap the app server runs with (npm start): the export's RSS is measured as in production.
+        NODE_OPTIONS: appNodeOptions(process.env.NODE_OPTIONS),
         ...env,
       },
       stdio: ["ignore", "pipe", "inherit"],
