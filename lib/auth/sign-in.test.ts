@@ -33,6 +33,8 @@ describe.each(testDatabases)("sign-in on $name", ({ open }) => {
     expect(rows.map((row) => row.table_name)).toEqual([
       "agents",
       "embed_token_uses",
+      "sale_counts_zone",
+      "sale_day_counts",
       "sales",
       "sessions",
       "sign_in_throttle",
