@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { appNodeOptions } from "../scripts/app-node-options";
 import { startTestPostgres } from "../scripts/test-postgres";
@@ -26,6 +27,8 @@ interface DatabaseFigures {
   results: Timing[];
   before: Timing[];
   exported: { rows: number; megabytes: number; seconds: number; rowsPerSecond: number; rssRiseMb: number };
+  /** The machine's 1-minute load average after the run: on two cores, anything near 2 or above is contention. */
+  loadAverage?: number;
 }
 
 function runWorker(name: string, env: Record<string, string>): Promise<DatabaseFigures> {
@@ -55,7 +58,10 @@ function runWorker(name: string, env: Record<string, string>): Promise<DatabaseF
     child.on("exit", (code) => {
       const line = stdout.split("\n").find((candidate) => candidate.startsWith('{"sales"'));
       if (code !== 0 || !line) reject(new Error(`The ${name} bench failed (exit ${code}).`));
-      else resolve({ database: name, ...(JSON.parse(line) as Omit<DatabaseFigures, "database">) });
+      else {
+        const figures = JSON.parse(line) as Omit<DatabaseFigures, "database">;
+        resolve({ database: name, ...figures, loadAverage: loadavg()[0] });
+      }
     });
   });
 }
@@ -71,7 +77,9 @@ function report(figures: DatabaseFigures[], when: string): string {
     `${when}. ${figures[0]!.sales.toLocaleString("en-US")} sales over 18 months and 200 agents, generated in bulk; ` +
       "each figure is the server's time for the data of one page (the functions the page calls, in-process, " +
       "rendering excluded), 30 runs after 3 warm-ups. Targets: p95 ≤ 150 ms a page; the full export ≥ 50,000 " +
-      "rows/s with the process's RSS rising ≤ 50 MB.",
+      "rows/s with the process's RSS rising ≤ 50 MB. The machine's load average (1 minute) after each " +
+      `database's run: ${figures.map((figure) => `${figure.database} ${figure.loadAverage?.toFixed(1) ?? "?"}`).join(", ")} ` +
+      "(two cores: other work on the machine shows in the p95s).",
     "",
     `| page | ${figures.map((figure) => `${figure.database} p50 | ${figure.database} p95`).join(" | ")} |`,
     `| --- | ${figures.map(() => "---: | ---:").join(" | ")} |`,
