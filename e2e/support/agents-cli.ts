@@ -37,11 +37,12 @@ export interface TestAgent {
 export async function createAgent(
   role: "agent" | "supervisor" = "agent",
   env: Record<string, string> = {},
+  name = "Agente Teste",
 ): Promise<TestAgent> {
   const agent = {
     email: `e2e-${randomUUID().slice(0, 8)}@example.com`,
     password: "senha-de-teste-123",
-    name: "Agente Teste",
+    name,
   };
   const result = await agentsCli(
     ["add", "--email", agent.email, "--name", agent.name, "--role", role, "--password", agent.password],

@@ -43,12 +43,14 @@ export interface EnglishWord {
 /**
  * English words and raw codes (`server-error`, `partner_api`, `submissionId`) in what a person reads on the page:
  * the title, visible text (screen-reader-only text included) and readable attributes (aria-label, title,
- * placeholder, alt). The provider's verbatim message (`[data-provider-message]`) and the supervisors' technical
- * details (`[data-technical-details]`) are skipped, and so is the product's name, Partner Sales.
+ * placeholder, alt). The provider's verbatim message (`[data-provider-message]`), the supervisors' technical
+ * details (`[data-technical-details]`) and what an agent typed as they got it (`[data-customer-data]`, such as the
+ * partner's customer id) are skipped, and so is the product's name, Partner Sales.
  */
 export async function englishWordsIn(page: Page | Frame): Promise<EnglishWord[]> {
   const texts = await page.evaluate(() => {
-    const skipped = "[data-provider-message], [data-technical-details], script, style, noscript, template";
+    const skipped =
+      "[data-provider-message], [data-technical-details], [data-customer-data], script, style, noscript, template";
     const readable = (element: Element | null) =>
       element !== null && !element.closest(skipped) && element.checkVisibility({ visibilityProperty: true });
     const found = [document.title];

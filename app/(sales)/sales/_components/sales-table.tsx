@@ -53,7 +53,9 @@ export function SalesTable({
               <td className="px-4 py-2">{sale.customerName}</td>
               <td className="px-4 py-2 font-mono whitespace-nowrap">{sale.maskedCpf}</td>
               <td className="px-4 py-2 whitespace-nowrap">{sale.planName}</td>
-              <td className="px-4 py-2 break-all">{sale.externalId ?? ""}</td>
+              <td className="px-4 py-2 break-all" data-customer-data>
+                {sale.externalId ?? ""}
+              </td>
               {showAgent ? <td className="px-4 py-2">{sale.agentName}</td> : null}
             </tr>
           ))}
