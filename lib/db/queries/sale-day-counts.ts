@@ -1,5 +1,5 @@
 import "server-only";
-import { and, asc, gte, lte, sql } from "drizzle-orm";
+import { and, asc, gte, lte, sql, sum } from "drizzle-orm";
 import type { Database } from "../connection";
 import { saleCountsZone, saleDayCounts, sales, type SaleStatus } from "../schema";
 
@@ -35,6 +35,12 @@ export interface DayCount {
   sales: number;
 }
 
+const inRange = (range: { from?: string; to?: string }) =>
+  and(
+    range.from ? gte(saleDayCounts.day, range.from) : undefined,
+    range.to ? lte(saleDayCounts.day, range.to) : undefined,
+  );
+
 /** Sales per day and status between two days (both included, either open). */
 export async function readDayCounts(
   db: Database,
@@ -43,12 +49,18 @@ export async function readDayCounts(
   return db
     .select({ day: saleDayCounts.day, status: saleDayCounts.status, sales: saleDayCounts.sales })
     .from(saleDayCounts)
-    .where(
-      and(
-        range.from ? gte(saleDayCounts.day, range.from) : undefined,
-        range.to ? lte(saleDayCounts.day, range.to) : undefined,
-        sql`${saleDayCounts.sales} > 0`,
-      ),
-    )
+    .where(and(inRange(range), sql`${saleDayCounts.sales} > 0`))
     .orderBy(asc(saleDayCounts.day));
+}
+
+/** Sales per status between two days (both included, either open), summed by the database. */
+export async function sumDayCounts(
+  db: Database,
+  range: { from?: string; to?: string },
+): Promise<{ status: SaleStatus; sales: number }[]> {
+  return db
+    .select({ status: saleDayCounts.status, sales: sum(saleDayCounts.sales).mapWith(Number) })
+    .from(saleDayCounts)
+    .where(inRange(range))
+    .groupBy(saleDayCounts.status);
 }

@@ -6,7 +6,7 @@ import type { SaleSearch } from "@/lib/sales/history-search";
 import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
 import type { Database } from "../connection";
 import { agents, sales, type SaleStatus } from "../schema";
-import { dayCountsAreIn, readDayCounts } from "./sale-day-counts";
+import { dayCountsAreIn, sumDayCounts } from "./sale-day-counts";
 
 /** What the history, its export and the dashboard's links narrow the ledger to, ready for SQL. */
 export interface HistoryCriteria {
@@ -165,7 +165,7 @@ export async function countHistoryByStatus(
 ): Promise<Record<SaleStatus, number> | null> {
   const counts = noSales();
   if (!criteria.agentId && !criteria.search && (await dayCountsAreIn(db, criteria.timeZone))) {
-    for (const row of await readDayCounts(db, criteria)) counts[row.status] += row.sales;
+    for (const row of await sumDayCounts(db, criteria)) counts[row.status] = row.sales;
     return counts;
   }
   const capped = criteria.search && searchCap !== undefined;
