@@ -6,6 +6,7 @@ import {
   jsonb,
   pgEnum,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   uniqueIndex,
@@ -41,6 +42,28 @@ export const agents = pgTable(
     uniqueIndex("agents_email_key").on(table.email),
     uniqueIndex("agents_external_identity_key").on(table.externalIssuer, table.externalSubject),
     check("agents_email_lower_case", sql`${table.email} = lower(${table.email})`),
+  ],
+);
+
+/**
+ * Who an agent is at the partner's OpenID Connect provider: the ID token's (`iss`, `sub`), never its e-mail. A table
+ * of its own, not the agent's `external_*` columns, which hold the portal identity: an agent may have both. One
+ * identity per issuer per agent, so no second IdP account can be linked to an agent that already has one.
+ */
+export const oidcIdentities = pgTable(
+  "oidc_identities",
+  {
+    issuer: text("issuer").notNull(),
+    subject: text("subject").notNull(),
+    agentId: uuid("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    lastSignInAt: timestamp("last_sign_in_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    primaryKey({ name: "oidc_identities_pkey", columns: [table.issuer, table.subject] }),
+    uniqueIndex("oidc_identities_agent_issuer_key").on(table.agentId, table.issuer),
   ],
 );
 
