@@ -1,0 +1,79 @@
+import type { OidcConfig } from "@/lib/config/oidc";
+import type { AgentRole } from "@/lib/db/schema";
+import { emailProblem } from "@/lib/validation/contact";
+import { cleanText, textProblem } from "@/lib/validation/text";
+
+/** What the app takes from a verified ID token (Auth.js has checked its signature, `iss`, `aud`, `exp`, `nonce`). */
+export interface OidcPerson {
+  /** The identity: (`iss`, `sub`), as the IdP wrote them. */
+  issuer: string;
+  subject: string;
+  /** Lower case; undefined when the IdP sent none, or nothing that is an e-mail. */
+  email: string | undefined;
+  /** `email_verified` as sent: undefined when the IdP does not say (Entra ID, by default). */
+  emailVerified: boolean | undefined;
+  name: string;
+}
+
+const IDENTITY_MAX_LENGTH = 255;
+const NAME_MAX_LENGTH = 120;
+
+const stringClaim = (value: unknown): string | undefined =>
+  typeof value === "string" && value.trim() ? value.trim() : undefined;
+
+/** Null when the token names nobody this app can store (no `iss`/`sub`, or text no database row should hold). */
+export function personFromClaims(claims: Record<string, unknown>): OidcPerson | null {
+  const issuer = stringClaim(claims.iss);
+  const subject = typeof claims.sub === "string" && claims.sub ? claims.sub : undefined;
+  if (!issuer || !subject) return null;
+  if ([issuer, subject].some((value) => textProblem(value, { maxLength: IDENTITY_MAX_LENGTH }) !== null)) {
+    return null;
+  }
+  const rawEmail = stringClaim(claims.email)?.toLowerCase();
+  const email = rawEmail && emailProblem(rawEmail) === null ? rawEmail : undefined;
+  const fullName = [stringClaim(claims.given_name), stringClaim(claims.family_name)]
+    .filter(Boolean)
+    .join(" ");
+  const name =
+    [stringClaim(claims.name), fullName, stringClaim(claims.preferred_username), email?.split("@")[0]]
+      .map((candidate) => (candidate ? cleanText(candidate, NAME_MAX_LENGTH) : ""))
+      .find(Boolean) ?? "Agente";
+  return {
+    issuer,
+    subject,
+    email,
+    emailVerified: typeof claims.email_verified === "boolean" ? claims.email_verified : undefined,
+    name,
+  };
+}
+
+/** A claim by its name; failing that, a dotted path into nested objects (Keycloak's `realm_access.roles`). */
+function claimAt(claims: Record<string, unknown>, name: string): unknown {
+  if (name in claims) return claims[name];
+  let value: unknown = claims;
+  for (const part of name.split(".")) {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+/** Read at every sign-in, so a change at the IdP counts from the next one. No claim configured: everyone is an agent. */
+export function roleFromClaims(
+  claims: Record<string, unknown>,
+  config: Pick<OidcConfig, "roleClaim" | "supervisorValues">,
+): AgentRole {
+  if (!config.roleClaim) return "agent";
+  const value = claimAt(claims, config.roleClaim);
+  const values = Array.isArray(value) ? value : [value];
+  return values.some((each) => typeof each === "string" && config.supervisorValues.includes(each))
+    ? "supervisor"
+    : "agent";
+}
+
+/** Exact domains only: `parceira.com.br` lets in neither `x.parceira.com.br` nor `parceira.com.br.evil.example`. */
+export function emailDomainAllowed(email: string, allowedDomains: readonly string[]): boolean {
+  if (allowedDomains.length === 0) return true;
+  const domain = email.slice(email.lastIndexOf("@") + 1);
+  return allowedDomains.includes(domain);
+}
