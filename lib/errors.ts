@@ -28,6 +28,7 @@ export type RequestErrorCode =
   | "token_in_url"
   | "token_unavailable"
   | "password_sign_in_off"
+  | "sign_in_unavailable"
   | OidcErrorCode;
 
 /** Why a sign-in through the partner's identity provider (OIDC) did not end in a session. */
@@ -134,6 +135,10 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
   password_sign_in_off: {
     status: 404,
     message: "A entrada com e-mail e senha está desativada. Use o botão de entrada da sua empresa.",
+  },
+  sign_in_unavailable: {
+    status: 503,
+    message: "Não foi possível entrar agora. Tente novamente em instantes; se continuar, avise o suporte.",
   },
   // The OIDC sign-in's failures reach the sign-in page as `?error=<code>` after a redirect; the status is what
   // the condition would answer as JSON, and what the README's table documents.

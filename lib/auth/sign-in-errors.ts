@@ -1,0 +1,44 @@
+import type { OidcErrorCode, RequestErrorCode } from "@/lib/errors";
+
+/** What the sign-in page may be told by `?error=`: a fixed code, never text to show as it came. */
+export type SignInErrorCode = Extract<
+  RequestErrorCode,
+  OidcErrorCode | "sign_in_unavailable" | "password_sign_in_off" | "invalid_credentials" | "stale_form"
+>;
+
+const OWN_CODES: ReadonlySet<string> = new Set<SignInErrorCode>([
+  "oidc_unreachable",
+  "oidc_cancelled",
+  "oidc_state_mismatch",
+  "oidc_failed",
+  "oidc_email_missing",
+  "oidc_email_unverified",
+  "oidc_domain_refused",
+  "oidc_account_disabled",
+  "oidc_not_registered",
+  "oidc_account_conflict",
+  "sign_in_unavailable",
+  "password_sign_in_off",
+]);
+
+// Auth.js's own `?error=` values (pages.error is the sign-in page), for a request that reached its endpoints
+// directly rather than through the app's forms and its OIDC steps, which send their own codes.
+const AUTH_JS_CODES: Readonly<Record<string, SignInErrorCode>> = {
+  CredentialsSignin: "invalid_credentials",
+  MissingCSRF: "stale_form",
+  OAuthCallbackError: "oidc_failed",
+  OAuthSignInError: "oidc_failed",
+  OAuthAccountNotLinked: "oidc_account_conflict",
+};
+
+export function signInErrorPath(code: SignInErrorCode): string {
+  return `/sign-in?error=${code}`;
+}
+
+/** Null without an error; anything unknown (Configuration, AccessDenied, or made up) reads as the generic one. */
+export function signInErrorFrom(value: unknown): SignInErrorCode | null {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (typeof raw !== "string" || !raw) return null;
+  if (OWN_CODES.has(raw)) return raw as SignInErrorCode;
+  return Object.hasOwn(AUTH_JS_CODES, raw) ? AUTH_JS_CODES[raw]! : "sign_in_unavailable";
+}
