@@ -77,3 +77,12 @@ export async function recordOidcSignIn(
     return agent!;
   });
 }
+
+/** The CLI's unlink-idp: the agent's IdP identities go (an IdP account re-created with a new `sub`, say). */
+export async function unlinkOidcIdentities(db: Database, agentId: string): Promise<number> {
+  const unlinked = await db
+    .delete(oidcIdentities)
+    .where(eq(oidcIdentities.agentId, agentId))
+    .returning({ subject: oidcIdentities.subject });
+  return unlinked.length;
+}
