@@ -62,6 +62,16 @@ export default defineConfig({
       METRICS_TOKEN: E2E_METRICS_TOKEN,
       PARTNER_API_BASE_URL: "",
       DATABASE_URL: "",
+      // Passwords, no OIDC: e2e/oidc.spec.ts starts instances of its own with its IdP.
+      OIDC_ISSUER: "",
+      OIDC_CLIENT_ID: "",
+      OIDC_CLIENT_SECRET: "",
+      OIDC_NAME: "",
+      OIDC_AUTO_CREATE: "",
+      OIDC_ALLOWED_EMAIL_DOMAINS: "",
+      OIDC_ROLE_CLAIM: "",
+      OIDC_SUPERVISOR_VALUES: "",
+      PASSWORD_SIGN_IN: "",
     },
   },
 });
