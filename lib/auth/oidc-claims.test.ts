@@ -56,10 +56,13 @@ describe("personFromClaims", () => {
     expect(personFromClaims(base)).toMatchObject({ email: "ana@parceira.example", emailVerified: undefined });
   });
 
-  it("takes email_verified only as a boolean", () => {
+  it("takes email_verified (or Entra ID's xms_edov) only as a boolean", () => {
     const base = { iss: "https://idp.example", sub: "42" };
     expect(personFromClaims({ ...base, email_verified: true })?.emailVerified).toBe(true);
     expect(personFromClaims({ ...base, email_verified: "true" })?.emailVerified).toBeUndefined();
+    // Entra ID: no email_verified, but its optional xms_edov claim.
+    expect(personFromClaims({ ...base, xms_edov: true })?.emailVerified).toBe(true);
+    expect(personFromClaims({ ...base, email_verified: false, xms_edov: true })?.emailVerified).toBe(false);
   });
 
   it("is null without an issuer and a subject", () => {

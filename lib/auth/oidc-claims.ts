@@ -10,7 +10,7 @@ export interface OidcPerson {
   subject: string;
   /** Lower case; undefined when the IdP sent none, or nothing that is an e-mail. */
   email: string | undefined;
-  /** `email_verified` as sent: undefined when the IdP does not say (Entra ID, by default). */
+  /** `email_verified` as sent (Entra ID: `xms_edov`); undefined when the IdP does not say. */
   emailVerified: boolean | undefined;
   name: string;
 }
@@ -20,6 +20,15 @@ const NAME_MAX_LENGTH = 120;
 
 const stringClaim = (value: unknown): string | undefined =>
   typeof value === "string" && value.trim() ? value.trim() : undefined;
+
+/**
+ * `email_verified` as the IdP says it. Entra ID sends none; its optional `xms_edov` claim (the e-mail's domain is
+ * verified as the tenant's own) stands in for it there.
+ */
+function emailVerifiedOf(claims: Record<string, unknown>): boolean | undefined {
+  if (typeof claims.email_verified === "boolean") return claims.email_verified;
+  return typeof claims.xms_edov === "boolean" ? claims.xms_edov : undefined;
+}
 
 /** Null when the token names nobody this app can store (no `iss`/`sub`, or text no database row should hold). */
 export function personFromClaims(claims: Record<string, unknown>): OidcPerson | null {
@@ -42,7 +51,7 @@ export function personFromClaims(claims: Record<string, unknown>): OidcPerson | 
     issuer,
     subject,
     email,
-    emailVerified: typeof claims.email_verified === "boolean" ? claims.email_verified : undefined,
+    emailVerified: emailVerifiedOf(claims),
     name,
   };
 }
