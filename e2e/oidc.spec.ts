@@ -4,6 +4,7 @@ import {
   type Browser,
   type Page,
 } from "@playwright/test";
+import AxeBuilder from "@axe-core/playwright";
 import { freePort } from "../bench/lib/processes";
 import { userMessageFor, type ErrorCode } from "../lib/errors";
 import { expect, test } from "./fixtures";
@@ -74,6 +75,11 @@ async function expectRefused(page: Page, code: ErrorCode) {
   await expect(new SignInPage(page).alert()).toHaveText(userMessageFor(code));
 }
 
+async function expectNoAxeViolations(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  expect(violations.map((violation) => `${violation.id}: ${violation.help}`)).toEqual([]);
+}
+
 const sessionOf = async (request: APIRequestContext) =>
   (await (await request.get("/api/auth/session")).json()) as { user: { id: string; role: string } };
 
@@ -85,6 +91,7 @@ test.describe("with passwords and OIDC", () => {
     const authorization = page.waitForRequest((request) => request.url().startsWith(`${IDP_ISSUER}/auth`));
     await new SignInPage(page).goto();
     await expect(page.getByLabel("E-mail")).toBeFocused();
+    await expectNoAxeViolations(page);
     await new SignInPage(page).oidc().click();
 
     const sent = new URL((await authorization).url()).searchParams;
@@ -304,6 +311,8 @@ test.describe("with passwords and OIDC", () => {
       await signIn.goto();
       await signIn.oidc().click();
       await expectRefused(page, "oidc_unreachable");
+      // Ready for another try once the IdP is back; meanwhile, the password.
+      await expect(signIn.oidc()).toBeEnabled();
       await signIn.signIn(DEMO_AGENT.email, DEMO_AGENT.password);
       await expect(page.getByRole("heading", { level: 1, name: "Nova venda" })).toBeVisible();
       await page.context().close();
@@ -331,6 +340,7 @@ test.describe("with PASSWORD_SIGN_IN=off and OIDC_AUTO_CREATE=off", () => {
     await expect(page.getByLabel("E-mail")).toHaveCount(0);
     await expect(page.getByLabel("Senha")).toHaveCount(0);
     await expect(page.getByText("Entre com a conta da sua empresa.")).toBeVisible();
+    await expectNoAxeViolations(page);
 
     const { csrfToken } = (await (await page.request.get("/api/auth/csrf")).json()) as { csrfToken: string };
     const refused = await page.request.post("/api/auth/callback/credentials", {
