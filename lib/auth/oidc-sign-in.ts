@@ -9,19 +9,13 @@ import {
   recordOidcSignIn,
 } from "@/lib/db/queries/oidc-identities";
 import type { Agent } from "@/lib/db/schema";
-import type { ErrorCode } from "@/lib/errors";
+import type { OidcErrorCode } from "@/lib/errors";
 import { emailDomainAllowed, personFromClaims, roleFromClaims } from "./oidc-claims";
 
 /** Why a person the IdP vouched for is still not let in (each has its pt-BR message in lib/errors.ts). */
-export type OidcRefusal = Extract<
-  ErrorCode,
-  | "oidc_failed"
-  | "oidc_email_missing"
-  | "oidc_email_unverified"
-  | "oidc_domain_refused"
-  | "oidc_account_disabled"
-  | "oidc_not_registered"
-  | "oidc_account_conflict"
+export type OidcRefusal = Exclude<
+  OidcErrorCode,
+  "oidc_unreachable" | "oidc_cancelled" | "oidc_state_mismatch"
 >;
 
 export type OidcSignIn =
