@@ -16,11 +16,16 @@ export interface AppInstance {
 
 /**
  * Another app server beside the shared e2e one, with configuration of its own: the built app (scripts/server.mjs)
- * on 127.0.0.1:`port`, reached as http://localhost:`port`, on an embedded database in a fresh data directory, using
- * the shared sandbox upstream. Nothing of the developer's environment about sign-in or embedding leaks in.
+ * on 127.0.0.1:`port`, reached as http://`host`:`port` (its AUTH_URL), on an embedded database in a fresh data
+ * directory unless `env` names a DATABASE_URL, using the shared sandbox upstream. Nothing of the developer's
+ * environment about sign-in or embedding leaks in.
  */
-export async function startAppInstance(port: number, env: Record<string, string>): Promise<AppInstance> {
-  const url = `http://localhost:${port}`;
+export async function startAppInstance(
+  port: number,
+  env: Record<string, string>,
+  { host = "localhost" }: { host?: "localhost" | "127.0.0.1" } = {},
+): Promise<AppInstance> {
+  const url = `http://${host}:${port}`;
   const dataDir = mkdtempSync(join(tmpdir(), "partner-sales-instance-"));
   const logFile = join(dataDir, "app.log");
   const server: RunningProcess = startProcess(
@@ -45,6 +50,10 @@ export async function startAppInstance(port: number, env: Record<string, string>
         EMBED_PORTALS_FILE: "",
         TRUSTED_PROXIES: "",
         LOG_FILE: "",
+        OIDC_ISSUER: "",
+        OIDC_CLIENT_ID: "",
+        OIDC_CLIENT_SECRET: "",
+        PASSWORD_SIGN_IN: "",
         ...env,
       },
     },
