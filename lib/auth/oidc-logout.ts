@@ -22,7 +22,23 @@ export function discoveryUrl(issuer: string): URL {
  * agent's session at the IdP too and comes back to the sign-in page. No ID token is kept to hint with, so the
  * client is named by `client_id`, which the IdP may answer with a confirmation of its own.
  */
-export async function idpLogoutUrl(oidc: OidcConfig, publicUrl: string): Promise<string | null> {
+export async function idpLogoutUrl(
+  oidc: OidcConfig,
+  publicUrl: string,
+  now = Date.now(),
+): Promise<string | null> {
+  // Asked on every render of the signed-out page, which anyone may request: the IdP is asked once a minute at most.
+  const key = `${oidc.issuer}\0${oidc.clientId}\0${publicUrl}`;
+  if (cached?.key === key && cached.until > now) return cached.url;
+  const url = await askIdp(oidc, publicUrl);
+  cached = { key, url, until: now + CACHE_MS };
+  return url;
+}
+
+let cached: { key: string; url: string | null; until: number } | undefined;
+const CACHE_MS = 60_000;
+
+async function askIdp(oidc: OidcConfig, publicUrl: string): Promise<string | null> {
   try {
     const response = await idpFetch(discoveryUrl(oidc.issuer), {
       headers: { accept: "application/json" },
