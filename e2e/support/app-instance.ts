@@ -58,12 +58,16 @@ export async function startAppInstance(
       },
     },
   );
+  // A worker that dies before its afterAll (a crash, a timeout) must not leave the server running.
+  const stopOnExit = () => server.child.kill("SIGKILL");
+  process.once("exit", stopOnExit);
   await waitUntilUp(`http://127.0.0.1:${port}/api/health`, server);
   return {
     url,
     dataDir,
     log: () => readFileSync(logFile, "utf8"),
     async stop() {
+      process.off("exit", stopOnExit);
       await server.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },
