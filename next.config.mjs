@@ -23,6 +23,10 @@ const EMBED_SCRIPT_HEADERS = {
   "X-Content-Type-Options": "nosniff",
 };
 
+// public/embed.d.ts, embed.js's TypeScript declarations for portal developers and their tools: the same, as text
+// (by its name alone a ".ts" file would go out as video/mp2t).
+const EMBED_DECLARATIONS_HEADERS = { ...EMBED_SCRIPT_HEADERS, "Content-Type": "text/plain; charset=utf-8" };
+
 /** @param {Record<string, string>} headers */
 const asHeaderList = (headers) => Object.entries(headers).map(([key, value]) => ({ key, value }));
 
@@ -45,6 +49,7 @@ const nextConfig = {
       { source: "/:path*", headers: asHeaderList(BASELINE_HEADERS) },
       { source: "/_next/:path*", headers: asHeaderList(STATIC_ASSET_HEADERS) },
       { source: "/embed.js", headers: asHeaderList(EMBED_SCRIPT_HEADERS) },
+      { source: "/embed.d.ts", headers: asHeaderList(EMBED_DECLARATIONS_HEADERS) },
     ];
   },
 };

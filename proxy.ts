@@ -55,5 +55,7 @@ export const config = {
   // Not static files (next.config.mjs gives them their headers), and not our JSON routes and Auth.js's, which
   // read their bodies within their own limits as the bytes arrive (Next.js buffers a copy of every body the proxy
   // sees) and set their security headers themselves. Everything else, any 404 included, still passes here.
-  matcher: ["/((?!_next/static|_next/image|embed\\.js$|api/(?:sales|health|embed/session)$|api/auth/).*)"],
+  matcher: [
+    "/((?!_next/static|_next/image|embed\\.(?:js|d\\.ts)$|api/(?:sales|health|embed/session)$|api/auth/).*)",
+  ],
 };

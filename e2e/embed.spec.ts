@@ -1,12 +1,15 @@
+import { readFileSync } from "node:fs";
 import type { Server } from "node:http";
+import AxeBuilder from "@axe-core/playwright";
 import type { Frame, Page } from "@playwright/test";
-import { userMessageFor, type ErrorCode } from "../lib/errors";
+import { userMessageFor, type EmbedErrorCode } from "../lib/errors";
 import { expect, test } from "./fixtures";
-import { ALLOWED_PORTAL, E2E_PORTS, PORTAL_PORTS } from "./support/environment";
+import { ALLOWED_PORTAL, DEMO_AGENT, E2E_LOG_FILE, E2E_PORTS, PORTAL_PORTS } from "./support/environment";
 import { signEmbedToken, startPortal } from "./support/portal";
 import { OTHER_PORTAL, PORTAL } from "./support/portal-keys";
 import { formatCpf, freshCpf, sandboxControl } from "./support/sandbox";
 import { parsePolicy } from "./support/security-headers";
+import { englishWordsIn } from "./support/english-words";
 
 const APP = `http://localhost:${E2E_PORTS.app}`;
 const OTHER_ORIGIN = `http://127.0.0.1:${PORTAL_PORTS.other}`;
@@ -23,8 +26,8 @@ test.beforeEach(() => sandboxControl("POST", "reset"));
 
 /** What e2e/support/portal.ts's page keeps on its window. */
 interface PortalWindow {
-  events: { type: string; code?: string }[];
-  messages: { origin: string; data: { type?: string; code?: string } }[];
+  events: { type: string; code?: string; height?: number; setting?: string }[];
+  messages: { origin: string; data: { type?: string; code?: string; height?: number } }[];
   tokenRequests: number;
   frameLoads?: number;
   giveToken: (token: string) => void;
@@ -44,7 +47,46 @@ async function mountInPortal(page: Page, portal: string, options: Record<string,
 
 const events = (page: Page) => page.evaluate(() => (window as unknown as PortalWindow).events);
 
-const appFrame = (page: Page): Frame => page.frames().find((each) => each.url().startsWith(`${APP}/embed`))!;
+const appFrame = (page: Page): Frame => page.frames().find((each) => each.url().startsWith(`${APP}/`))!;
+
+/** The height of what the app's frame shows: everything it renders is in its <main>. */
+const contentHeight = (page: Page) =>
+  appFrame(page).evaluate(() => Math.ceil(document.querySelector("main")!.getBoundingClientRect().height));
+
+/**
+ * The portal's iframe (embed.js following partner-sales:resize) is exactly as tall as what the frame shows, and
+ * the frame said so.
+ */
+async function expectFrameFitsContent(page: Page) {
+  const iframe = page.locator("#partner-sales iframe");
+  await expect
+    .poll(async () => {
+      const [shown, framed] = await Promise.all([contentHeight(page), iframe.boundingBox()]);
+      return shown > 0 && framed?.height === shown;
+    })
+    .toBe(true);
+  expect(await events(page)).toContainEqual({
+    type: "partner-sales:resize",
+    height: await contentHeight(page),
+  });
+}
+
+/** A problem in the frame: its message, the frame fitted to it, and `partner-sales:error` with its code. */
+async function expectProblem(page: Page, code: EmbedErrorCode) {
+  const frame = page.frameLocator("#partner-sales iframe");
+  await expect(frame.getByRole("main").getByRole("alert")).toContainText(userMessageFor(code));
+  await expect(frame.getByLabel("CPF")).toHaveCount(0);
+  await expect.poll(() => events(page)).toContainEqual({ type: "partner-sales:error", code });
+  await expectFrameFitsContent(page);
+  expect((await page.locator("#partner-sales iframe").boundingBox())!.height).toBeLessThan(300);
+}
+
+/** The portal's page and the app's frame in it (axe checks frames too); the frame's words are pt-BR. */
+async function expectNoAxeViolations(page: Page) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  expect(violations.map((violation) => `${violation.id}: ${violation.help}`)).toEqual([]);
+  expect(await englishWordsIn(appFrame(page))).toEqual([]);
+}
 
 /**
  * Resolves once the frame has handled every message the portal posted to it so far and rendered what they changed:
@@ -122,9 +164,16 @@ test("a portal mounts the app with a signed token: signed in, prefilled, sale ac
 
   await frame.getByLabel("CPF").fill(formatCpf(freshCpf()));
   await frame.getByLabel("Telefone").fill("(11) 98765-4321");
-  await frame.getByLabel("Plano").selectOption({ label: "Plano Essencial" });
+  // "Plano Essencial": its option starts with what tells it apart.
+  const plan = frame.getByLabel("Plano");
+  await plan.selectOption(
+    (await plan
+      .locator("option")
+      .filter({ hasText: /^Essencial\b/ })
+      .getAttribute("value"))!,
+  );
   await frame.getByRole("button", { name: "Enviar venda" }).click();
-  await expect(frame.getByRole("main").getByRole("status")).toContainText("Venda enviada");
+  await expect(frame.getByRole("main").locator('[role="status"][data-status]')).toContainText("Venda aceita");
 
   await expect
     .poll(async () => (await events(page)).map((event) => event.type))
@@ -133,6 +182,7 @@ test("a portal mounts the app with a signed token: signed in, prefilled, sale ac
   expect(submitted).toEqual({
     type: "partner-sales:submitted",
     submissionId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    protocol: expect.stringMatching(/^[0-9A-HJKMNP-TV-Z]{5}-[0-9A-HJKMNP-TV-Z]{5}$/),
     status: "accepted",
     externalId: "PORTAL-9",
   });
@@ -153,13 +203,10 @@ test("a portal mounts the app with a signed token: signed in, prefilled, sale ac
   expect(recorded.requests.filter(({ url }) => url.includes(signature))).toEqual([]);
   expect(appFrame(page).url()).toBe(`${APP}/embed?status=signed-in`);
 
-  // The next customer's prefill waits for "Nova venda": it never rewrites the sale just confirmed.
+  // An accepted sale leaves the form empty for the next customer, whose prefill fills it at once.
   await page.evaluate(() =>
     (window as unknown as PortalWindow).handle.prefill({ customerName: "Próxima Cliente" }),
   );
-  await frameCaughtUp(page);
-  await expect(frame.getByLabel("Nome completo")).toHaveValue("Cliente Prefill");
-  await frame.getByRole("button", { name: "Nova venda" }).click();
   await expect(frame.getByLabel("Nome completo")).toHaveValue("Próxima Cliente");
   await expect(frame.getByLabel("CPF")).toHaveValue("");
 });
@@ -238,12 +285,13 @@ test("a page on an origin not in the list cannot show the app, and its token is 
   expect(recorded.exchanges()).toEqual([]);
 });
 
-test("expired, replayed, misaddressed and wrongly signed tokens each say so, tell the portal, and sign nobody in", async ({
+test("expired, replayed, misaddressed and wrongly signed tokens each say so, fit the frame to it, tell the portal, and sign nobody in", async ({
   page,
 }) => {
   const cookies = recordSessionCookies(page);
   const now = Math.floor(Date.now() / 1000);
-  const refused: [string, Promise<string>, ErrorCode][] = [
+  const used = await signEmbedToken();
+  const refused: [string, Promise<string>, EmbedErrorCode][] = [
     ["expired", signEmbedToken({}, { issuedAt: now - 600, lifetime: 300 }), "token_expired"],
     [
       "signed by another configured portal's key",
@@ -259,25 +307,114 @@ test("expired, replayed, misaddressed and wrongly signed tokens each say so, tel
     ],
   ];
   for (const [, pending, code] of refused) {
-    const frame = await mountInPortal(page, ALLOWED_PORTAL, { token: await pending });
-    await expect(frame.getByRole("main").getByRole("alert")).toHaveText(userMessageFor(code));
-    await expect(frame.getByLabel("CPF")).toHaveCount(0);
-    await expect.poll(() => events(page)).toContainEqual({ type: "partner-sales:error", code });
+    await mountInPortal(page, ALLOWED_PORTAL, { token: await pending });
+    await expectProblem(page, code);
+    await expectNoAxeViolations(page);
   }
   expect(cookies).toEqual([]);
 
-  const token = await signEmbedToken();
-  let frame = await mountInPortal(page, ALLOWED_PORTAL, { token });
-  await expect(frame.getByLabel("CPF")).toBeVisible();
-  // Even over the session it started, the same token again is refused.
-  frame = await mountInPortal(page, ALLOWED_PORTAL, { token });
-  await expect(frame.getByRole("main").getByRole("alert")).toHaveText(
-    "Este acesso já foi usado. Abra a venda novamente pelo portal.",
+  // Used once, in another browser: this one, without a session, gets the refusal.
+  const elsewhere = await page.context().browser()!.newContext();
+  await mountInPortal(await elsewhere.newPage(), ALLOWED_PORTAL, { token: used }).then((frame) =>
+    expect(frame.getByLabel("CPF")).toBeVisible(),
   );
-  await expect(frame.getByLabel("CPF")).toHaveCount(0);
+  await elsewhere.close();
+  await mountInPortal(page, ALLOWED_PORTAL, { token: used });
+  await expectProblem(page, "token_replayed");
+  expect(cookies).toEqual([]);
+});
+
+test("a reload with the used token goes on with the frame's live session of that agent, and only that agent's", async ({
+  page,
+}) => {
+  const cookies = recordSessionCookies(page);
+  const token = await signEmbedToken({ prefill: { customerName: "Cliente Recarga" } });
+  let frame = await mountInPortal(page, ALLOWED_PORTAL, { token });
+  await expect(frame.getByLabel("Nome completo")).toHaveValue("Cliente Recarga");
+  const sessionsStarted = cookies.length;
+  expect(sessionsStarted).toBeGreaterThan(0);
+
+  // The portal page is reloaded and hands the frame the same token: the form, prefilled, on the same session.
+  frame = await mountInPortal(page, ALLOWED_PORTAL, { token });
+  await expect(frame.getByLabel("Nome completo")).toHaveValue("Cliente Recarga");
+  await expect(frame.getByRole("main").getByRole("alert")).toHaveCount(0);
+  expect(cookies).toHaveLength(sessionsStarted);
+  expect((await events(page)).filter((event) => event.type === "partner-sales:error")).toEqual([]);
   await expect
-    .poll(() => events(page))
-    .toContainEqual({ type: "partner-sales:error", code: "token_replayed" });
+    .poll(() => readFileSync(E2E_LOG_FILE, "utf8"))
+    .toMatch(/"event":"auth\.embed_session_continued","agentId":"[0-9a-f-]{36}","reason":"replayed"/);
+
+  // Another agent takes this screen: the first agent's token no longer opens anything.
+  frame = await mountInPortal(page, ALLOWED_PORTAL, { token: await signEmbedToken() });
+  await expect(frame.getByLabel("CPF")).toBeVisible();
+  await mountInPortal(page, ALLOWED_PORTAL, { token });
+  await expectProblem(page, "token_replayed");
+});
+
+test("an expired token of the agent whose session the frame holds shows the form too", async ({ page }) => {
+  const agent = { sub: `partner-agent-late-${Date.now()}` };
+  let frame = await mountInPortal(page, ALLOWED_PORTAL, { token: await signEmbedToken(agent) });
+  await expect(frame.getByLabel("CPF")).toBeVisible();
+  const issuedAt = Math.floor(Date.now() / 1000) - 600;
+  frame = await mountInPortal(page, ALLOWED_PORTAL, {
+    token: await signEmbedToken({ ...agent, prefill: { externalId: "LATE-1" } }, { issuedAt, lifetime: 300 }),
+  });
+  await expect(frame.getByLabel("ID do cliente no parceiro")).toHaveValue("LATE-1");
+  // Of another agent, refused.
+  await mountInPortal(page, ALLOWED_PORTAL, { token: await signEmbedToken({}, { issuedAt, lifetime: 300 }) });
+  await expectProblem(page, "token_expired");
+});
+
+test("without a token or a session the frame says so, fits it, and signs in with e-mail and password in place", async ({
+  page,
+}) => {
+  const frame = await mountInPortal(page, ALLOWED_PORTAL, { appearance: { radius: 4 } });
+  await expectProblem(page, "session_missing");
+  await expectNoAxeViolations(page);
+  const problemHeight = (await page.locator("#partner-sales iframe").boundingBox())!.height;
+
+  await frame.getByRole("link", { name: "Entrar com e-mail e senha" }).click();
+  await expect(frame.getByRole("button", { name: "Entrar" })).toBeVisible();
+  // The sign-in page reports its height too: the frame sized for one line grows to it.
+  await expect
+    .poll(async () => (await page.locator("#partner-sales iframe").boundingBox())?.height ?? 0)
+    .toBeGreaterThan(problemHeight + 150);
+  await frame.getByLabel("E-mail").fill(DEMO_AGENT.email);
+  await frame.getByLabel("Senha").fill(DEMO_AGENT.password);
+  await frame.getByRole("button", { name: "Entrar" }).click();
+  await expect(frame.getByLabel("CPF")).toBeVisible();
+  // Back on /embed with the portal's appearance.
+  expect(appFrame(page).url()).toBe(`${APP}/embed?radius=4`);
+  await expectFrameFitsContent(page);
+});
+
+test("a session cookie the browser did not keep, a token the portal did not give and a failed exchange each say so and tell the portal", async ({
+  page,
+}) => {
+  // The exchange said yes, yet the browser kept no cookie (third-party cookies blocked): played by answering
+  // for the app without one.
+  await page.route(`${APP}/api/embed/session`, (route) =>
+    route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ prefill: {} }) }),
+  );
+  const frame = await mountInPortal(page, ALLOWED_PORTAL, { token: await signEmbedToken() });
+  await expectProblem(page, "session_cookie_blocked");
+  await expect(frame.getByRole("link", { name: "Abrir o Partner Sales em uma nova aba" })).toHaveAttribute(
+    "target",
+    "_blank",
+  );
+  await expectNoAxeViolations(page);
+
+  await page.route(`${APP}/api/embed/session`, (route) => route.abort("connectionrefused"));
+  await mountInPortal(page, ALLOWED_PORTAL, { token: await signEmbedToken() });
+  await expectProblem(page, "service_unavailable");
+  await expectNoAxeViolations(page);
+  await page.unroute(`${APP}/api/embed/session`);
+
+  await mountInPortal(page, ALLOWED_PORTAL, { deferToken: true });
+  await expect.poll(() => page.evaluate(() => (window as unknown as PortalWindow).tokenRequests)).toBe(1);
+  await page.evaluate(() => (window as unknown as PortalWindow).giveToken(""));
+  await expectProblem(page, "token_unavailable");
+  await expectNoAxeViolations(page);
 });
 
 test("a token in the address is never used: the frame says why and tells the portal, nothing is exchanged", async ({
@@ -301,6 +438,10 @@ test("a token in the address is never used: the frame says why and tells the por
   await expect
     .poll(() => page.evaluate(() => (window as unknown as PortalWindow).messages))
     .toContainEqual({ origin: APP, data: { type: "partner-sales:error", code: "token_in_url" } });
+  expect(await page.evaluate(() => (window as unknown as PortalWindow).messages)).toContainEqual({
+    origin: APP,
+    data: { type: "partner-sales:resize", height: await contentHeight(page) },
+  });
   expect(appFrame(page).url()).toBe(`${APP}/embed`);
 
   // Opened at the top level, the same.
@@ -314,7 +455,68 @@ test("a token in the address is never used: the frame says why and tells the por
   // And a frame waiting for a portal's token, opened outside any portal, asks nobody for one.
   await page.goto("/embed?sign-in=portal");
   await expect(page.getByRole("main").getByRole("alert")).toHaveText(userMessageFor("token_not_framed"));
+  await expectNoAxeViolations(page);
   expect(recorded.exchanges()).toEqual([]);
+});
+
+test("a portal's appearance restyles the form; an unreadable or hostile one is ignored, with a warning each", async ({
+  page,
+  request,
+}) => {
+  const recorded = recordRequests(page);
+  let frame = await mountInPortal(page, ALLOWED_PORTAL, {
+    token: await signEmbedToken(),
+    appearance: { brandColor: "#7A1F5C", radius: 0, fontFamily: "Georgia, serif" },
+  });
+  await expect(frame.getByRole("button", { name: "Enviar venda" })).toHaveCSS(
+    "background-color",
+    "rgb(122, 31, 92)",
+  );
+  await expect(frame.getByRole("button", { name: "Enviar venda" })).toHaveCSS("border-radius", "0px");
+  await expect(frame.getByLabel("CPF")).toHaveCSS("border-radius", "0px");
+  await expect(frame.locator("body")).toHaveCSS("font-family", /^"?Georgia"?, serif$/);
+  // Kept through the token sign-in's navigation.
+  expect(new URL(appFrame(page).url()).searchParams.get("brand-color")).toBe("#7A1F5C");
+  expect((await events(page)).filter((event) => event.type === "partner-sales:warning")).toEqual([]);
+  await expectNoAxeViolations(page);
+  const stylesheets = () =>
+    recorded.requests.filter(({ url }) => new URL(url).pathname === "/embed/appearance.css").length;
+  expect(stylesheets()).toBeGreaterThan(0);
+
+  const before = stylesheets();
+  const consoleWarnings: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "warning") consoleWarnings.push(message.text());
+  });
+  frame = await mountInPortal(page, ALLOWED_PORTAL, {
+    token: await signEmbedToken(),
+    appearance: { brandColor: "#ffff00", radius: 99, fontFamily: "Georgia;}body{display:none" },
+  });
+  await expect(frame.getByRole("button", { name: "Enviar venda" })).toHaveCSS(
+    "background-color",
+    "rgb(23, 75, 166)",
+  );
+  await expect
+    .poll(async () => (await events(page)).filter((event) => event.type === "partner-sales:warning"))
+    .toEqual([
+      { type: "partner-sales:warning", code: "appearance_low_contrast", setting: "brandColor" },
+      { type: "partner-sales:warning", code: "appearance_invalid", setting: "radius" },
+      { type: "partner-sales:warning", code: "appearance_invalid", setting: "fontFamily" },
+    ]);
+  expect(stylesheets()).toBe(before);
+  // embed.js says so in the portal's console too.
+  expect(consoleWarnings).toContain("PartnerSales: appearance.radius was ignored (appearance_invalid)");
+  await expectNoAxeViolations(page);
+
+  // The stylesheet writes only what passed, whatever its address says.
+  const hostile = new URLSearchParams({
+    "brand-color": "#000;}body{display:none",
+    radius: "8",
+    "font-family": 'x"}body{display:none',
+  });
+  const stylesheet = await request.get(`/embed/appearance.css?${hostile}`);
+  expect(stylesheet.headers()["content-type"]).toBe("text/css; charset=utf-8");
+  expect(await stylesheet.text()).toBe(":root {\n  --radius-md: 8px;\n  --radius-lg: 11px;\n}\n");
 });
 
 test("prefill comes only from the allowed portal and never submits", async ({ page }) => {

@@ -153,7 +153,7 @@ test("the sale and sign-in server actions answer hostile fields with their form 
   const salePost = page.waitForRequest((request) => Boolean(request.headers()["next-action"]));
   await form.submit().click();
   const saleAction = await salePost;
-  await expect(form.status()).toContainText("Venda enviada");
+  await expect(form.status()).toContainText("Venda aceita");
   const before = (await sandboxStats()).saleRequests;
   // (A lone surrogate cannot travel in a UTF-8 form body: it arrives as U+FFFD, refused as a name would be.)
   for (const name of ["Maria\u0000Souza", "Maria\u001bSouza"]) {

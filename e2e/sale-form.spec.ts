@@ -3,6 +3,7 @@ import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import type { SaleInput } from "./pages/sale-form-page";
+import { englishWordsIn } from "./support/english-words";
 import { E2E_LOG_FILE } from "./support/environment";
 import { formatCpf, freshCpf, sandboxControl, sandboxRequests, sandboxStats } from "./support/sandbox";
 
@@ -30,7 +31,7 @@ test("a sale goes from the form to the provider, exactly as documented", async (
   const cpf = freshCpf();
   await saleForm.fill(aSale({ cpf: formatCpf(cpf), birthDate: "17/05/1990", externalId: "CRM-42" }));
   await saleForm.submit().click();
-  await expect(saleForm.status()).toContainText("Venda enviada");
+  await expect(saleForm.status()).toContainText("Venda aceita");
   await expect(saleForm.status()).toContainText("Partner sale registered.");
 
   const requests = await sandboxRequests();
@@ -50,7 +51,7 @@ test("a sale goes from the form to the provider, exactly as documented", async (
 test("empty optional fields are left out of what is sent", async ({ saleForm }) => {
   await saleForm.fill(aSale());
   await saleForm.submit().click();
-  await expect(saleForm.status()).toContainText("Venda enviada");
+  await expect(saleForm.status()).toContainText("Venda aceita");
   const [request] = await sandboxRequests();
   expect(Object.keys(JSON.parse(request!.rawBody))).toEqual([
     "customerDocument",
@@ -61,20 +62,26 @@ test("empty optional fields are left out of what is sent", async ({ saleForm }) 
   ]);
 });
 
-test("Nova venda clears the form for the next customer with a new submission", async ({ saleForm, page }) => {
+test("an accepted sale leaves the form empty for the next customer, its protocol shown until the next edit", async ({
+  saleForm,
+  page,
+}) => {
+  const submissionId = () => page.locator('input[name="submissionId"]').inputValue();
+  const first = await submissionId();
   await saleForm.fill(aSale());
   await saleForm.submit().click();
-  await expect(saleForm.status()).toContainText("Venda enviada");
-  const first = await page.locator('input[name="submissionId"]').inputValue();
-  await saleForm.newSale().click();
+  await expect(saleForm.status()).toContainText("Venda aceita");
+  await expect(saleForm.protocol()).toHaveText(/^[0-9A-HJKMNP-TV-Z]{5}-[0-9A-HJKMNP-TV-Z]{5}$/);
   await expect(saleForm.cpf()).toHaveValue("");
   await expect(saleForm.cpf()).toBeFocused();
-  await expect(saleForm.status()).toHaveCount(0);
-  expect(await page.locator('input[name="submissionId"]').inputValue()).not.toBe(first);
+  await expect(saleForm.newSale()).toHaveCount(0);
+  expect(await submissionId()).not.toBe(first);
 
+  await page.keyboard.type("5");
+  await expect(saleForm.status()).toHaveCount(0);
   await saleForm.fill(aSale());
   await saleForm.submit().click();
-  await expect(saleForm.status()).toContainText("Venda enviada");
+  await expect(saleForm.status()).toContainText("Venda aceita");
   expect((await sandboxStats()).salesAccepted).toBe(2);
 });
 
@@ -157,22 +164,21 @@ test("backspace in the middle deletes a digit and keeps the caret in place", asy
 test("a double click and Enter-Enter send one sale", async ({ saleForm, page }) => {
   await saleForm.fill(aSale());
   await saleForm.submit().dblclick();
-  await expect(saleForm.status()).toContainText("Venda enviada");
+  await expect(saleForm.status()).toContainText("Venda aceita");
   expect((await sandboxStats()).saleRequests).toBe(1);
 
-  await saleForm.newSale().click();
   await saleForm.fill(aSale());
   await saleForm.name().focus();
   await page.keyboard.press("Enter");
   await page.keyboard.press("Enter");
-  await expect(saleForm.status()).toContainText("Venda enviada");
+  await expect(saleForm.status()).toContainText("Venda aceita");
   expect((await sandboxStats()).saleRequests).toBe(2);
 });
 
 test("reloading after an accepted sale resends nothing", async ({ saleForm, page }) => {
   await saleForm.fill(aSale());
   await saleForm.submit().click();
-  await expect(saleForm.status()).toContainText("Venda enviada");
+  await expect(saleForm.status()).toContainText("Venda aceita");
   await page.reload();
   await expect(saleForm.cpf()).toHaveValue("");
   expect((await sandboxStats()).saleRequests).toBe(1);
@@ -182,24 +188,57 @@ test("a timeout says the sale could not be confirmed, after exactly one POST", a
   await sandboxControl("POST", "faults", { kind: "timeout" });
   await saleForm.fill(aSale());
   await saleForm.submit().click();
-  await expect(saleForm.alert()).toContainText("Não foi possível confirmar a venda", { timeout: 15_000 });
-  await expect(saleForm.alert()).toContainText("Não reenvie");
-  await expect(saleForm.newSale()).toBeVisible();
+  await expect(saleForm.alert()).toContainText("Venda a confirmar", { timeout: 15_000 });
+  await expect(saleForm.alert()).toContainText("Não envie de novo");
+  await expect(saleForm.alert()).toContainText(`Diga ao cliente: “Recebemos o seu pedido`);
+  await expect(saleForm.newSale()).toBeFocused();
+  await expect(saleForm.cpf()).toBeDisabled();
   expect((await sandboxStats()).saleRequests).toBe(1);
   await expectNoAxeViolations(saleForm.page);
 });
 
-test("the provider's refusal is shown: customer already has the plan (409)", async ({ saleForm }) => {
+test("a customer who already bought the plan here is flagged before sending; the provider's 409 marks the plan, and an edit starts over", async ({
+  saleForm,
+  page,
+}) => {
   const sale = aSale();
   await saleForm.fill(sale);
   await saleForm.submit().click();
-  await expect(saleForm.status()).toContainText("Venda enviada");
-  await saleForm.newSale().click();
+  await expect(saleForm.status()).toContainText("Venda aceita");
+  const protocol = await saleForm.protocol().textContent();
+
+  // Our own ledger knows: nothing is sent until the agent confirms.
   await saleForm.fill(sale);
   await saleForm.submit().click();
-  await expect(saleForm.alert()).toContainText("Venda recusada pelo fornecedor");
-  await expect(saleForm.alert()).toContainText("The customer already has this plan.");
-  await expectNoAxeViolations(saleForm.page);
+  await expect(saleForm.alert()).toContainText("Este cliente já tem este plano");
+  await expect(saleForm.alert()).toContainText(protocol!);
+  await expect(page.getByRole("heading", { name: "Este cliente já tem este plano" })).toBeFocused();
+  expect((await sandboxStats()).saleRequests).toBe(1);
+  await expectNoAxeViolations(page);
+  expect(await englishWordsIn(page)).toEqual([]);
+
+  // Sent anyway: the provider refuses it, the plan is marked and focused, the words say what to do.
+  await saleForm.sendAnyway().click();
+  await expect(saleForm.alert()).toContainText("Venda recusada");
+  await expect(saleForm.alert()).toContainText("Ofereça outro plano ou confira o CPF");
+  await expect(page.locator("[data-provider-message]")).toHaveText("The customer already has this plan.");
+  await expect(saleForm.plan()).toHaveAccessibleDescription(
+    /O cliente já tem este plano: ofereça outro ou confira o CPF\./,
+  );
+  await expect(saleForm.plan()).toBeFocused();
+  await expectNoAxeViolations(page);
+  // The provider's own words are quoted apart; everything else is pt-BR.
+  expect(await englishWordsIn(page)).toEqual([]);
+  const refused = await page.locator('input[name="submissionId"]').inputValue();
+
+  // Another plan: the panel and the mark go, and the fix is a new submission.
+  await saleForm.choosePlan("Plano Premium");
+  await expect(saleForm.alert()).toHaveCount(0);
+  await expect(saleForm.plan()).not.toHaveAttribute("aria-invalid", "true");
+  await page.keyboard.press("Enter");
+  await expect(saleForm.status()).toContainText("Venda aceita");
+  expect((await sandboxStats()).salesAccepted).toBe(2);
+  expect(await page.locator('input[name="submissionId"]').inputValue()).not.toBe(refused);
 });
 
 test("the provider's refusal is shown: the plan no longer exists (422)", async ({ saleForm }) => {
@@ -207,11 +246,11 @@ test("the provider's refusal is shown: the plan no longer exists (422)", async (
   await saleForm.fill(aSale());
   await saleForm.submit().click();
   await expect(saleForm.alert()).toContainText("The specified plan does not exist.");
-  await expect(saleForm.plan()).toHaveAccessibleDescription(/O fornecedor recusou este campo/);
+  await expect(saleForm.plan()).toHaveAccessibleDescription(/O fornecedor não reconhece este plano/);
   // Fixed, it goes as a new submission.
   await sandboxControl("POST", "reset");
   await saleForm.submit().click();
-  await expect(saleForm.status()).toContainText("Venda enviada");
+  await expect(saleForm.status()).toContainText("Venda aceita");
   expect((await sandboxStats()).salesAccepted).toBe(1);
 });
 
@@ -219,7 +258,7 @@ test("revoked tokens are renewed once and the sale is accepted", async ({ saleFo
   await sandboxControl("POST", "tokens/revoke");
   await saleForm.fill(aSale());
   await saleForm.submit().click();
-  await expect(saleForm.status()).toContainText("Venda enviada");
+  await expect(saleForm.status()).toContainText("Venda aceita");
   const stats = await sandboxStats();
   expect(stats.saleResponses).toEqual({ "401": 1, "200": 1 });
   expect(stats.tokensIssued).toBe(1);
@@ -230,10 +269,12 @@ test("when nothing could be sent the agent may try again, with the same submissi
   await sandboxControl("POST", "faults", { kind: "503", target: "token", count: 1 });
   await saleForm.fill(aSale());
   await saleForm.submit().click();
-  await expect(saleForm.alert()).toContainText("Serviço indisponível: nada foi enviado");
+  await expect(saleForm.alert()).toContainText("Venda não enviada");
+  await expect(saleForm.submit()).toHaveText("Enviar de novo");
+  await expect(saleForm.submit()).toBeFocused();
   await expectNoAxeViolations(saleForm.page);
-  await saleForm.submit().click();
-  await expect(saleForm.status()).toContainText("Venda enviada");
+  await saleForm.page.keyboard.press("Enter");
+  await expect(saleForm.status()).toContainText("Venda aceita");
   expect((await sandboxStats()).salesAccepted).toBe(1);
 });
 
@@ -249,10 +290,9 @@ test("the whole sale can be made with the keyboard alone", async ({ saleForm, pa
   await page.keyboard.press("Tab");
   await expect(saleForm.plan()).toBeFocused();
   await page.keyboard.press("ArrowDown");
-  await page.keyboard.press("Tab");
-  await page.keyboard.type("01021985");
+  // Enter on the select sends the sale too.
   await page.keyboard.press("Enter");
-  await expect(saleForm.status()).toContainText("Venda enviada");
+  await expect(saleForm.status()).toContainText("Venda aceita");
 });
 
 test("the sign-in page, the form and the accepted panel have no accessibility violations", async ({
@@ -262,7 +302,7 @@ test("the sign-in page, the form and the accepted panel have no accessibility vi
   await expectNoAxeViolations(page);
   await saleForm.fill(aSale());
   await saleForm.submit().click();
-  await expect(saleForm.status()).toContainText("Venda enviada");
+  await expect(saleForm.status()).toContainText("Venda aceita");
   await expectNoAxeViolations(page);
   await page.getByRole("button", { name: "Sair", exact: true }).click();
   await expect(page).toHaveURL(/\/sign-in/);
@@ -276,7 +316,7 @@ test("a sentinel CPF reaches no log line and no URL", async ({ saleForm, page })
   page.on("request", (request) => urls.push(request.url()));
   await saleForm.fill(aSale({ cpf: sentinel }));
   await saleForm.submit().click();
-  await expect(saleForm.status()).toContainText("Venda enviada");
+  await expect(saleForm.status()).toContainText("Venda aceita");
   expect((await sandboxRequests())[0]?.rawBody).toContain(sentinel);
 
   const logs = readFileSync(E2E_LOG_FILE, "utf8");
@@ -284,4 +324,25 @@ test("a sentinel CPF reaches no log line and no URL", async ({ saleForm, page })
   expect(logs).not.toContain(sentinel);
   expect(logs).not.toContain(formatCpf(sentinel));
   expect(urls.filter((url) => url.includes(sentinel))).toEqual([]);
+});
+
+test("the same customer and plan again after an unconfirmed sale is flagged too, and Enter in a field never confirms it", async ({
+  saleForm,
+  page,
+}) => {
+  await sandboxControl("POST", "faults", { kind: "503", target: "sale", count: 1 });
+  const sale = aSale();
+  await saleForm.fill(sale);
+  await saleForm.submit().click();
+  await expect(saleForm.alert()).toContainText("Venda a confirmar");
+  await saleForm.newSale().click();
+
+  await saleForm.fill(sale);
+  await saleForm.submit().click();
+  await expect(saleForm.alert()).toContainText("Este cliente tem uma venda deste plano a confirmar");
+  await saleForm.name().focus();
+  await page.keyboard.press("Enter");
+  await expect(saleForm.alert()).toContainText("Este cliente tem uma venda deste plano a confirmar");
+  expect((await sandboxStats()).saleRequests).toBe(1);
+  expect(await englishWordsIn(page)).toEqual([]);
 });

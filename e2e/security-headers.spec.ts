@@ -129,6 +129,18 @@ test("a page Auth.js renders itself gets the page policy too", async ({ request 
   expectStrictPagePolicy(response.headers()["content-security-policy"]);
 });
 
+test("embed.d.ts, its TypeScript declarations, is served the same way, as text", async ({ request }) => {
+  const response = await request.get("/embed.d.ts");
+  const headers = response.headers();
+  expect(headers["content-type"]).toBe("text/plain; charset=utf-8");
+  expect(headers["access-control-allow-origin"]).toBe("*");
+  expect(headers["cross-origin-resource-policy"]).toBe("cross-origin");
+  expect(headers["x-content-type-options"]).toBe("nosniff");
+  expect(headers["cache-control"]).toBe("public, max-age=300");
+  expect(headers["content-security-policy"]).toBeUndefined();
+  expect(await response.text()).toContain("declare namespace PartnerSales {");
+});
+
 test("embed.js may be loaded by any portal, with crossorigin and an integrity hash too", async ({
   page,
   request,

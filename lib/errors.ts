@@ -29,6 +29,8 @@ export type RequestErrorCode =
   | "token_unavailable"
   | "password_sign_in_off"
   | "sign_in_unavailable"
+  | "session_missing"
+  | "session_cookie_blocked"
   | OidcErrorCode;
 
 /** Why a sign-in through the partner's identity provider (OIDC) did not end in a session. */
@@ -60,7 +62,7 @@ interface ErrorEntry {
   message: string;
 }
 
-// Provider failures are shown under the outcome's title ("Serviço indisponível…"), so they say what follows.
+// Provider failures are shown under the outcome's title ("Venda não enviada"), so they say what follows.
 const SERVICE_UNAVAILABLE = "Não conseguimos falar com o fornecedor. Tente enviar novamente em instantes.";
 const CREDENTIALS = "Nada foi enviado. Avise o suporte: a integração com o fornecedor precisa de ajuste.";
 
@@ -190,6 +192,15 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
     message:
       "Este e-mail já está ligado a outra conta do login da sua empresa. Avise o suporte para desfazer a ligação antiga.",
   },
+  session_missing: {
+    status: 401,
+    message: "Você não está conectado. Abra a venda novamente pelo portal ou entre com seu e-mail e senha.",
+  },
+  session_cookie_blocked: {
+    status: 401,
+    message:
+      "Seu navegador não guardou a sessão dentro do portal porque bloqueia cookies de terceiros. Use o Partner Sales em uma nova aba ou permita cookies para este site.",
+  },
   "partner_api.invalid_client": { status: 502, message: CREDENTIALS },
   "partner_api.token_rejected": { status: 502, message: CREDENTIALS },
   "partner_api.unauthorized": { status: 502, message: CREDENTIALS },
@@ -197,6 +208,31 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
   "partner_api.token_unavailable": { status: 502, message: SERVICE_UNAVAILABLE },
   "partner_api.unreachable": { status: 502, message: SERVICE_UNAVAILABLE },
 };
+
+/**
+ * Every code /embed may post to its portal as `partner-sales:error`: the README's table and public/embed.d.ts
+ * list these, and test/embed-declarations.ts fails the type-check when the declarations drift from this list.
+ */
+export const EMBED_ERROR_CODES = [
+  "token_invalid",
+  "token_misaddressed",
+  "token_expired",
+  "token_replayed",
+  "token_account_disabled",
+  "token_sign_in_off",
+  "token_not_framed",
+  "token_in_url",
+  "token_unavailable",
+  "session_missing",
+  "session_cookie_blocked",
+  "service_unavailable",
+] as const satisfies readonly RequestErrorCode[];
+
+export type EmbedErrorCode = (typeof EMBED_ERROR_CODES)[number];
+
+export function isEmbedErrorCode(code: unknown): code is EmbedErrorCode {
+  return (EMBED_ERROR_CODES as readonly unknown[]).includes(code);
+}
 
 /** Seconds a client should wait before trying again, sent as `Retry-After` with every 503. */
 export const RETRY_AFTER_SECONDS = 5;

@@ -28,6 +28,25 @@ describe("masks", () => {
     ["170519901", "17/05/1990"],
   ])("date %j → %j", (digits, formatted) => expect(dateMask(digits)).toBe(formatted));
 
+  it.each([
+    ["17/05/1990", "17/05/1990"],
+    ["5/3/1990", "05/03/1990"],
+    ["05.03.1990", "05/03/1990"],
+    ["5-3-1990", "05/03/1990"],
+    ["1990-03-05", "05/03/1990"],
+    ["1990-3-5", "05/03/1990"],
+    ["05031990", "05/03/1990"],
+    [" 1990-03-05 ", "05/03/1990"],
+    // Typing over the mask's own slashes is digits, as before.
+    ["17/0", "17/0"],
+    ["17/05/19", "17/05/19"],
+  ])("date pasted as %j → %j", (pasted, formatted) => expect(dateMask(pasted)).toBe(formatted));
+
+  it("formats a CPF or phone pasted with its punctuation", () => {
+    expect(cpfMask("529.982.247-25")).toBe("529.982.247-25");
+    expect(phoneMask("+55 (11) 98765-4321")).toBe("(11) 98765-4321");
+  });
+
   it("puts the caret after the same number of digits", () => {
     expect(caretAfterDigits("529.982.247-25", 3)).toBe(3);
     expect(caretAfterDigits("529.982.247-25", 4)).toBe(5);

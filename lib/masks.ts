@@ -1,7 +1,13 @@
 import { nationalPhoneDigits } from "./validation/phone";
 
-/** Fixed-pattern masks: `0` is a digit slot, anything else a literal shown once a digit follows it. */
-export type Mask = (digits: string) => string;
+/**
+ * A mask takes what the field holds after an input event (typed, pasted or autofilled, with or without the
+ * mask's own literals) and returns it formatted. Fixed patterns: `0` is a digit slot, anything else a literal
+ * shown once a digit follows it.
+ */
+export type Mask = (value: string) => string;
+
+const digitsOf = (value: string) => value.replace(/\D/g, "");
 
 export function applyPattern(digits: string, pattern: string): string {
   let output = "";
@@ -13,17 +19,31 @@ export function applyPattern(digits: string, pattern: string): string {
   return output;
 }
 
-export const cpfMask: Mask = (digits) => applyPattern(digits.slice(0, 11), "000.000.000-00");
+export const cpfMask: Mask = (value) => applyPattern(digitsOf(value).slice(0, 11), "000.000.000-00");
 
 // Landline (00) 0000-0000 up to 10 digits; the 11th digit turns it into a mobile (00) 00000-0000.
-export const phoneMask: Mask = (typed) => {
-  const digits = nationalPhoneDigits(typed);
+export const phoneMask: Mask = (value) => {
+  const digits = nationalPhoneDigits(digitsOf(value));
   return digits.length > 10
     ? applyPattern(digits.slice(0, 11), "(00) 00000-0000")
     : applyPattern(digits, "(00) 0000-0000");
 };
 
-export const dateMask: Mask = (digits) => applyPattern(digits.slice(0, 8), "00/00/0000");
+/**
+ * A whole date pasted in a common form becomes DDMMAAAA before the mask: `AAAA-MM-DD` (ISO, spreadsheets),
+ * `D/M/AAAA` with `/`, `.` or `-` (one-digit day or month). Anything else, typing included, is its digits.
+ */
+export function dateDigits(value: string): string {
+  const text = value.trim();
+  const pad = (part: string) => part.padStart(2, "0");
+  const iso = /^(\d{4})-(\d{1,2})-(\d{1,2})$/.exec(text);
+  if (iso) return `${pad(iso[3]!)}${pad(iso[2]!)}${iso[1]}`;
+  const brazilian = /^(\d{1,2})([/.-])(\d{1,2})\2(\d{4})$/.exec(text);
+  if (brazilian) return `${pad(brazilian[1]!)}${pad(brazilian[3]!)}${brazilian[4]}`;
+  return digitsOf(text);
+}
+
+export const dateMask: Mask = (value) => applyPattern(dateDigits(value).slice(0, 8), "00/00/0000");
 
 /** Where the caret goes after reformatting: right after the same number of digits as before. */
 export function caretAfterDigits(formatted: string, digitCount: number): number {

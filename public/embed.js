@@ -1,12 +1,16 @@
 /*! Partner Sales embed — mounts the sale form in a partner portal. No dependencies.
- *  PartnerSales.mount(element, { src, token, prefill, onEvent, title, initialHeight })
+ *  PartnerSales.mount(element, { src, token, prefill, onEvent, title, initialHeight, appearance })
  *    → { iframe, prefill(fields), unmount() }
  *  token: the signed token from your backend, or a function returning (a promise of) a fresh one. It is posted
  *  to the frame once the frame asks for it (never put in an address); a function is called each time it asks.
+ *  appearance: { brandColor, radius, fontFamily }, optional; the app checks it (partner-sales:warning if not).
+ *  TypeScript declarations: embed.d.ts, next to this file.
  */
 (function () {
   "use strict";
   var PREFIX = "partner-sales:";
+  // Each appearance setting's parameter in the frame's address (the app validates them: lib/embed-appearance.ts).
+  var APPEARANCE_PARAMETERS = { brandColor: "brand-color", radius: "radius", fontFamily: "font-family" };
 
   function mount(element, options) {
     if (!element || !options || !options.src)
@@ -16,6 +20,12 @@
       throw new Error("PartnerSales.mount: pass the token as the token option, never in src");
     // Not the token: only that one is coming, so the frame waits for it rather than showing a sign-in link.
     if (options.token) url.searchParams.set("sign-in", "portal");
+    var appearance = options.appearance || {};
+    Object.keys(APPEARANCE_PARAMETERS).forEach(function (setting) {
+      var value = appearance[setting];
+      if (value !== undefined && value !== null)
+        url.searchParams.set(APPEARANCE_PARAMETERS[setting], String(value));
+    });
     var origin = url.origin;
     var iframe = document.createElement("iframe");
     iframe.src = url.href;
@@ -58,6 +68,10 @@
       if (!data || typeof data.type !== "string" || data.type.indexOf(PREFIX) !== 0) return;
       if (data.type === PREFIX + "resize" && typeof data.height === "number" && data.height > 0) {
         iframe.style.height = Math.ceil(data.height) + "px";
+      }
+      // For the portal's developers, who may not be listening: the frame ignored part of the appearance.
+      if (data.type === PREFIX + "warning" && window.console) {
+        console.warn("PartnerSales: appearance." + data.setting + " was ignored (" + data.code + ")");
       }
       if (data.type === PREFIX + "ready") {
         if (data.awaitingToken === true) {

@@ -11,6 +11,7 @@ import {
   validSale,
 } from "./test-support";
 import { sandboxPerFile } from "./sandbox-per-file";
+import { planSchema } from "@/lib/config/plans";
 
 let url: string;
 let token: string;
@@ -313,7 +314,8 @@ describe("plans", () => {
     expect(body).toEqual(demoPlans);
     expect(body.length).toBeGreaterThanOrEqual(3);
     for (const plan of body) {
-      expect(Object.keys(plan).sort()).toEqual(["description", "id", "name"]);
+      expect(Object.keys(plan).sort()).toEqual(["description", "id", "name", "price"]);
+      expect(planSchema.parse(plan)).toEqual(plan);
       expect(plan.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     }
     expect(body.map((plan) => plan.name)).toEqual(["Plano Essencial", "Plano Família", "Plano Premium"]);

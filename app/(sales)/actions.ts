@@ -3,13 +3,19 @@
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import type { ActionState } from "@/lib/action-state";
-import { isSubmissionId, resolveSaleAsSupervisor, type SaleResult } from "@/lib/dal/sales";
+import {
+  isSubmissionId,
+  resolveSaleAsSupervisor,
+  type KnownCustomer,
+  type SaleResult,
+} from "@/lib/dal/sales";
 import { verifySession } from "@/lib/dal/session";
 import { sellAsSignedInAgent } from "@/lib/dal/sell";
 import { userMessageFor } from "@/lib/errors";
+import { isSaleResolution } from "@/lib/sales/settlement";
 import { SALE_FIELDS, type SaleField } from "@/lib/validation/sale";
 
-export type SaleActionState = ActionState<SaleField, SaleResult>;
+export type SaleActionState = ActionState<SaleField, SaleResult | KnownCustomer>;
 
 export async function submitSaleAction(
   _previous: SaleActionState,
@@ -19,19 +25,25 @@ export async function submitSaleAction(
     channel: "form",
     submissionId: formData.get("submissionId"),
     fields: Object.fromEntries(SALE_FIELDS.map((field) => [field, formData.get(field) ?? ""])),
+    knownCustomerConfirmed: formData.get("knownCustomer") === "confirmed",
   });
   if (sold.ok) return { ok: true, data: sold.result, message: null };
   return { ok: false, fieldErrors: sold.fieldErrors ?? {}, message: userMessageFor(sold.code) };
 }
 
-/** A supervisor settles an `unknown` sale after checking with the provider. */
+/**
+ * A supervisor settles an `unknown` sale after checking with the provider (the confirmation step of the sale page
+ * posts here). The sale page then says what happened: settled now, or already settled by someone else.
+ */
 export async function resolveSaleAction(formData: FormData): Promise<void> {
   const agent = await verifySession();
   if (!agent) redirect("/sign-in");
   const submissionId = formData.get("submissionId");
   const resolution = formData.get("resolution");
-  if (!isSubmissionId(submissionId) || (resolution !== "registered" && resolution !== "not-registered"))
-    return;
-  await resolveSaleAsSupervisor(agent, submissionId, resolution);
+  if (!isSubmissionId(submissionId)) redirect("/sales");
+  if (!isSaleResolution(resolution)) redirect(`/sales/${submissionId}`);
+  const settlement = await resolveSaleAsSupervisor(agent, submissionId, resolution);
+  if (settlement === "not-allowed") redirect(`/sales/${submissionId}`);
   revalidatePath(`/sales/${submissionId}`);
+  redirect(`/sales/${submissionId}?settled=${settlement === "settled" ? "now" : "earlier"}`);
 }

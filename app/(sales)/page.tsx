@@ -15,7 +15,12 @@ export default async function NewSalePage() {
         Nova venda
       </h1>
       <div className="rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
-        <SaleForm plans={listPlans()} initialSubmissionId={randomUUID()} submitSale={submitSaleAction} />
+        <SaleForm
+          plans={listPlans()}
+          initialSubmissionId={randomUUID()}
+          submitSale={submitSaleAction}
+          autoFocus
+        />
       </div>
     </section>
   );

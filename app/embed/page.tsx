@@ -6,68 +6,95 @@ import { EmbeddedSaleForm } from "@/components/embed/embedded-sale-form";
 import { embedSettings } from "@/lib/dal/embed";
 import { listPlans } from "@/lib/dal/plans";
 import { verifySession } from "@/lib/dal/session";
+import {
+  appearanceQuery,
+  appearanceStylesheetHref,
+  parseAppearance,
+  type Appearance,
+  type AppearanceWarning,
+} from "@/lib/embed-appearance";
 import { log } from "@/lib/log";
 import { submitSaleAction } from "../(sales)/actions";
 
 export const metadata: Metadata = { title: "Nova venda" };
 
+type Query = Awaited<PageProps<"/embed">["searchParams"]>;
+
 export default async function EmbedPage({ searchParams }: PageProps<"/embed">) {
-  const { token, status, "sign-in": signIn } = await searchParams;
+  const query = await searchParams;
+  const { appearance, warnings } = parseAppearance(query);
+  const stylesheet = appearanceStylesheetHref(appearance);
+  return (
+    <>
+      {/* A stylesheet of 'self', not a style element: after the token sign-in the form comes by a client-side
+          navigation, whose payload would carry another response's CSP nonce, which this document refuses. */}
+      {stylesheet ? <link rel="stylesheet" href={stylesheet} precedence="embed-appearance" /> : null}
+      <EmbedState query={query} appearance={appearance} warnings={warnings} />
+    </>
+  );
+}
+
+async function EmbedState({
+  query: { token, status, "sign-in": signIn },
+  appearance,
+  warnings,
+}: {
+  query: Query;
+  appearance: Appearance;
+  warnings: AppearanceWarning[];
+}) {
   const { allowedOrigins } = embedSettings();
   // A token in an address is already in the browser's history and in proxy and server logs: it is never
   // used, and the portal is told why (embed.js hands tokens over by postMessage).
   if (token !== undefined) {
     log.warn("embed.token_in_url_refused");
     return (
-      <div className="p-3">
-        <EmbedProblem code="token_in_url" allowedOrigins={allowedOrigins} clearAddress />
-      </div>
+      <EmbedProblem code="token_in_url" allowedOrigins={allowedOrigins} warnings={warnings} clearToken />
     );
   }
   // Even over a session of its own: the portal says which agent is at this screen now.
-  if (signIn === "portal") {
-    return (
-      <div className="p-3">
-        <EmbedTokenSignIn allowedOrigins={allowedOrigins} />
-      </div>
-    );
-  }
+  if (signIn === "portal") return <EmbedTokenSignIn allowedOrigins={allowedOrigins} warnings={warnings} />;
 
   const agent = await verifySession();
-  if (!agent) {
+  // The token sign-in has just answered yes, yet no session came with this request: the browser did not keep
+  // the cookie (third-party cookies blocked).
+  if (!agent && status === "signed-in") {
     return (
-      <div className="space-y-2 p-3 text-sm">
-        <h1 className="text-base font-semibold">Nova venda</h1>
-        {status === "signed-in" ? (
-          <p role="alert">
-            Seu navegador não guardou a sessão dentro do portal (cookies de terceiros bloqueados).{" "}
-            <a href="/" target="_blank" rel="noopener" className="font-medium text-brand-700 underline">
-              Abrir o Partner Sales em uma nova aba
-            </a>
-            .
-          </p>
-        ) : (
-          <p>
-            Sessão não iniciada.{" "}
-            <a href="/sign-in?callbackUrl=%2Fembed" className="font-medium text-brand-700 underline">
-              Entrar
-            </a>{" "}
-            ou abra a venda novamente pelo portal.
-          </p>
-        )}
-      </div>
+      <EmbedProblem
+        code="session_cookie_blocked"
+        allowedOrigins={allowedOrigins}
+        warnings={warnings}
+        action={
+          <a href="/" target="_blank" rel="noopener" className="underline">
+            Abrir o Partner Sales em uma nova aba
+          </a>
+        }
+      />
+    );
+  }
+  if (!agent) {
+    const backHere = `/embed${appearanceQuery(appearance)}`;
+    return (
+      <EmbedProblem
+        code="session_missing"
+        allowedOrigins={allowedOrigins}
+        warnings={warnings}
+        action={
+          <a href={`/sign-in?callbackUrl=${encodeURIComponent(backHere)}`} className="underline">
+            Entrar com e-mail e senha
+          </a>
+        }
+      />
     );
   }
 
   return (
-    <>
-      <h1 className="sr-only">Nova venda</h1>
-      <EmbeddedSaleForm
-        allowedOrigins={allowedOrigins}
-        plans={listPlans()}
-        initialSubmissionId={randomUUID()}
-        submitSale={submitSaleAction}
-      />
-    </>
+    <EmbeddedSaleForm
+      allowedOrigins={allowedOrigins}
+      warnings={warnings}
+      plans={listPlans()}
+      initialSubmissionId={randomUUID()}
+      submitSale={submitSaleAction}
+    />
   );
 }

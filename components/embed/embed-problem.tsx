@@ -1,28 +1,39 @@
 "use client";
 
-import { useEffect } from "react";
-import { userMessageFor, type ErrorCode } from "@/lib/errors";
-import { postToParent } from "./parent-channel";
+import { useEffect, type ReactNode } from "react";
+import type { AppearanceWarning } from "@/lib/embed-appearance";
+import { userMessageFor, type EmbedErrorCode } from "@/lib/errors";
+import { FrameReport } from "./frame-report";
 
 /** Why the frame cannot go on, in pt-BR for the agent, and as `partner-sales:error {code}` for the portal. */
 export function EmbedProblem({
   code,
   allowedOrigins,
-  clearAddress = false,
+  warnings,
+  action,
+  clearToken = false,
 }: {
-  code: ErrorCode;
-  allowedOrigins: string[];
-  /** Drops the query from the address, so a token that came in it does not stay in this frame's history. */
-  clearAddress?: boolean;
+  code: EmbedErrorCode;
+  allowedOrigins: readonly string[];
+  warnings?: readonly AppearanceWarning[];
+  /** What the agent can do about it (a link), under the message. */
+  action?: ReactNode;
+  /** Drops `token` from the address, so a token that came in it does not stay in this frame's history. */
+  clearToken?: boolean;
 }) {
   useEffect(() => {
-    if (clearAddress) window.history.replaceState(null, "", window.location.pathname);
-    postToParent(allowedOrigins, { type: "partner-sales:error", code });
-  }, [code, allowedOrigins, clearAddress]);
+    if (!clearToken) return;
+    const url = new URL(window.location.href);
+    url.searchParams.delete("token");
+    window.history.replaceState(null, "", `${url.pathname}${url.search}`);
+  }, [clearToken]);
 
   return (
-    <p role="alert" className="rounded-md border border-red-300 bg-red-50 px-4 py-3 text-sm text-red-900">
-      {userMessageFor(code)}
-    </p>
+    <FrameReport allowedOrigins={allowedOrigins} problem={code} warnings={warnings} className="p-3">
+      <div role="alert" className="rounded-md border border-red-300 bg-red-50 px-4 py-3 text-sm text-red-900">
+        <p>{userMessageFor(code)}</p>
+        {action ? <p className="mt-2 font-medium">{action}</p> : null}
+      </div>
+    </FrameReport>
   );
 }

@@ -1,15 +1,17 @@
 "use client";
 
+import type { Route } from "next";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
-import { ERRORS, type ErrorBody, type ErrorCode } from "@/lib/errors";
+import type { AppearanceWarning } from "@/lib/embed-appearance";
+import { isEmbedErrorCode, type EmbedErrorCode, type ErrorBody } from "@/lib/errors";
 import type { SaleFormValues } from "@/lib/validation/sale";
 import { EmbedProblem } from "./embed-problem";
 import { allowedParentOrigin, onParentMessage, postToParent, setPendingPrefill } from "./parent-channel";
 
 const neverChanges = () => () => {};
 
-type SessionAnswer = { prefill: Partial<SaleFormValues> } | { error: ErrorCode };
+type SessionAnswer = { prefill: Partial<SaleFormValues> } | { error: EmbedErrorCode };
 
 async function exchangeToken(token: string): Promise<SessionAnswer> {
   try {
@@ -20,7 +22,8 @@ async function exchangeToken(token: string): Promise<SessionAnswer> {
     });
     const answer = (await response.json()) as Partial<ErrorBody> & { prefill?: Partial<SaleFormValues> };
     if (response.ok) return { prefill: answer.prefill ?? {} };
-    return { error: answer.error && answer.error in ERRORS ? answer.error : "service_unavailable" };
+    // The portal is told only codes it is documented to get: anything else is the exchange failing.
+    return { error: isEmbedErrorCode(answer.error) ? answer.error : "service_unavailable" };
   } catch {
     return { error: "service_unavailable" };
   }
@@ -31,11 +34,17 @@ async function exchangeToken(token: string): Promise<SessionAnswer> {
  * the portal framing it (its exact allowed origin, window.parent only) posts the token, and it is exchanged
  * once by POST /api/embed/session.
  */
-export function EmbedTokenSignIn({ allowedOrigins }: { allowedOrigins: string[] }) {
+export function EmbedTokenSignIn({
+  allowedOrigins,
+  warnings,
+}: {
+  allowedOrigins: string[];
+  warnings?: readonly AppearanceWarning[];
+}) {
   const router = useRouter();
   const asked = useRef(false);
   const taken = useRef(false);
-  const [problem, setProblem] = useState<ErrorCode | null>(null);
+  const [problem, setProblem] = useState<EmbedErrorCode | null>(null);
   // Outside an allowed portal's frame nobody may hand a token over, so none is asked for.
   const framed = useSyncExternalStore(
     neverChanges,
@@ -60,7 +69,11 @@ export function EmbedTokenSignIn({ allowedOrigins }: { allowedOrigins: string[] 
           return;
         }
         setPendingPrefill(answer.prefill);
-        router.replace("/embed?status=signed-in");
+        // The same address (the portal's appearance included), now with the session.
+        const next = new URLSearchParams(window.location.search);
+        next.delete("sign-in");
+        next.set("status", "signed-in");
+        router.replace(`/embed?${next}` as Route);
       });
     });
     if (!asked.current) {
@@ -71,10 +84,12 @@ export function EmbedTokenSignIn({ allowedOrigins }: { allowedOrigins: string[] 
   }, [allowedOrigins, framed, router]);
 
   const shown = framed ? problem : "token_not_framed";
+  // While it signs in, the frame keeps the portal's initialHeight: shrinking it to one line, to grow it again a
+  // moment later for the form, would shift the portal's page twice.
   return shown ? (
-    <EmbedProblem code={shown} allowedOrigins={allowedOrigins} />
+    <EmbedProblem code={shown} allowedOrigins={allowedOrigins} warnings={warnings} />
   ) : (
-    <p role="status" className="text-sm text-slate-600">
+    <p role="status" className="p-3 text-sm text-slate-600">
       Entrando…
     </p>
   );

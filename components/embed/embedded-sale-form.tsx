@@ -1,9 +1,11 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { SaleForm, type SaleFormProps } from "@/components/sale-form/sale-form";
+import type { AppearanceWarning } from "@/lib/embed-appearance";
 import { pickSaleFields } from "@/lib/validation/sale";
-import { onParentMessage, postToParent, takePendingPrefill } from "./parent-channel";
+import { FrameReport } from "./frame-report";
+import { onParentMessage, postToParent, peekPendingPrefill, clearPendingPrefill } from "./parent-channel";
 
 /**
  * The sale form inside a partner portal: tells the portal it is ready and how tall it is, takes prefill
@@ -11,40 +13,36 @@ import { onParentMessage, postToParent, takePendingPrefill } from "./parent-chan
  */
 export function EmbeddedSaleForm({
   allowedOrigins,
+  warnings,
   ...form
-}: Omit<SaleFormProps, "prefill" | "onOutcome"> & { allowedOrigins: string[] }) {
+}: Omit<SaleFormProps, "prefill" | "onOutcome"> & {
+  allowedOrigins: string[];
+  warnings?: readonly AppearanceWarning[];
+}) {
   // The token's prefill, handed over by the sign-in step.
-  const [prefill, setPrefill] = useState<SaleFormProps["prefill"]>(() => {
-    const values = typeof window === "undefined" ? undefined : takePendingPrefill();
-    return values && Object.keys(values).length > 0 ? { values, nonce: 0 } : undefined;
-  });
-  const container = useRef<HTMLDivElement>(null);
+  const [handedOver] = useState(() => (typeof window === "undefined" ? undefined : peekPendingPrefill()));
+  const [prefill, setPrefill] = useState<SaleFormProps["prefill"]>(() =>
+    handedOver && Object.keys(handedOver).length > 0 ? { values: handedOver, nonce: 0 } : undefined,
+  );
+  useEffect(() => {
+    if (handedOver) clearPendingPrefill(handedOver);
+  }, [handedOver]);
 
   useEffect(() => {
     const stopListening = onParentMessage(allowedOrigins, "partner-sales:prefill", (data) =>
       setPrefill({ values: pickSaleFields(data.fields), nonce: Date.now() }),
     );
-
-    const element = container.current;
-    const observer = new ResizeObserver(() => {
-      if (element)
-        postToParent(allowedOrigins, { type: "partner-sales:resize", height: element.offsetHeight });
-    });
-    if (element) observer.observe(element);
     postToParent(allowedOrigins, { type: "partner-sales:ready" });
-    return () => {
-      stopListening();
-      observer.disconnect();
-    };
+    return stopListening;
   }, [allowedOrigins]);
 
   return (
-    <div ref={container} className="p-3">
+    <FrameReport allowedOrigins={allowedOrigins} warnings={warnings} className="p-3">
       <SaleForm
         {...form}
         prefill={prefill}
         onOutcome={(outcome) => postToParent(allowedOrigins, { type: "partner-sales:submitted", ...outcome })}
       />
-    </div>
+    </FrameReport>
   );
 }

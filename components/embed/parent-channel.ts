@@ -1,5 +1,7 @@
 "use client";
 
+import type { AppearanceWarning } from "@/lib/embed-appearance";
+import type { EmbedErrorCode } from "@/lib/errors";
 import type { SaleFormValues } from "@/lib/validation/sale";
 
 // Third-party frames may not touch sessionStorage: the token's prefill waits here, in memory, for the form
@@ -10,18 +12,32 @@ export function setPendingPrefill(values: Partial<SaleFormValues>): void {
   pendingPrefill = values;
 }
 
-export function takePendingPrefill(): Partial<SaleFormValues> | undefined {
-  const values = pendingPrefill;
-  pendingPrefill = undefined;
-  return values;
+/**
+ * Read during render, cleared once the form that read it has mounted: a render React throws away (a suspended
+ * navigation, a retry) must not use up the prefill, or the form that does mount starts empty.
+ */
+export function peekPendingPrefill(): Partial<SaleFormValues> | undefined {
+  return pendingPrefill;
 }
 
+export function clearPendingPrefill(values: Partial<SaleFormValues>): void {
+  if (pendingPrefill === values) pendingPrefill = undefined;
+}
+
+/** What the frame posts to the portal: public/embed.d.ts declares the same (test/embed-declarations.ts checks). */
 export type EmbedEvent =
   // `awaitingToken`: the frame is ready for the portal's token (embed.js answers with `partner-sales:token`).
   | { type: "partner-sales:ready"; awaitingToken?: true }
   | { type: "partner-sales:resize"; height: number }
-  | { type: "partner-sales:submitted"; submissionId: string; status: string; externalId: string | null }
-  | { type: "partner-sales:error"; code: string };
+  | {
+      type: "partner-sales:submitted";
+      submissionId: string;
+      protocol: string;
+      status: string;
+      externalId: string | null;
+    }
+  | { type: "partner-sales:error"; code: EmbedErrorCode }
+  | ({ type: "partner-sales:warning" } & AppearanceWarning);
 
 /** The portal framing us, if it is one of the allowed origins; events go to that exact origin, never "*". */
 export function allowedParentOrigin(allowedOrigins: readonly string[]): string | null {

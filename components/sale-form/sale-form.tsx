@@ -1,14 +1,23 @@
 "use client";
 
 import { zodResolver } from "@hookform/resolvers/zod";
-import { startTransition, useActionState, useEffect, useMemo, useRef, useState, type FormEvent } from "react";
-import { useForm } from "react-hook-form";
+import {
+  startTransition,
+  useActionState,
+  useEffect,
+  useMemo,
+  useRef,
+  useState,
+  type FormEvent,
+  type KeyboardEvent,
+} from "react";
+import { useForm, useWatch } from "react-hook-form";
 import { FormField, inputClassName } from "@/components/ui/form-field";
 import type { SaleActionState } from "@/app/(sales)/actions";
 import { INITIAL_ACTION_STATE } from "@/lib/action-state";
 import { userMessageFor } from "@/lib/errors";
 import type { PlanOption } from "@/lib/dal/plans";
-import { cpfMask, dateMask, phoneMask } from "@/lib/masks";
+import { cpfMask, dateMask, phoneMask, type Mask } from "@/lib/masks";
 import {
   createSaleSchema,
   EMPTY_SALE,
@@ -18,12 +27,11 @@ import {
   type ValidSale,
 } from "@/lib/validation/sale";
 import { OutcomePanel } from "./outcome-panel";
+import { SlowAnswerNotice } from "./slow-answer-notice";
 import { newSubmissionId } from "./submission-id";
 import { useMaskedInput } from "./use-masked-input";
 
 type SubmitSale = (previous: SaleActionState, formData: FormData) => Promise<SaleActionState>;
-
-const RESET = "reset";
 
 export interface SaleFormProps {
   plans: PlanOption[] | null;
@@ -32,16 +40,30 @@ export interface SaleFormProps {
   /** Values to put in the form (from a partner portal); a new nonce applies them again. Never submits. */
   prefill?: { values: Partial<SaleFormValues>; nonce: number };
   /** Called with each recorded outcome; carries no personal data. */
-  onOutcome?: (outcome: { submissionId: string; status: string; externalId: string | null }) => void;
+  onOutcome?: (outcome: {
+    submissionId: string;
+    protocol: string;
+    status: string;
+    externalId: string | null;
+  }) => void;
+  /** Put the cursor in CPF when the form appears (not inside a portal, whose page owns the focus). */
+  autoFocus?: boolean;
 }
 
-const MASKS: Partial<Record<SaleField, (digits: string) => string>> = {
+const MASKS: Partial<Record<SaleField, Mask>> = {
   customerDocument: cpfMask,
   customerPhone: phoneMask,
   birthDate: dateMask,
 };
 
-export function SaleForm({ plans, initialSubmissionId, submitSale, prefill, onOutcome }: SaleFormProps) {
+export function SaleForm({
+  plans,
+  initialSubmissionId,
+  submitSale,
+  prefill,
+  onOutcome,
+  autoFocus = false,
+}: SaleFormProps) {
   const schema = useMemo(() => createSaleSchema({ planIds: plans?.map((plan) => plan.id) ?? null }), [plans]);
   const form = useForm<SaleFormValues, unknown, ValidSale>({
     resolver: zodResolver(schema),
@@ -50,20 +72,26 @@ export function SaleForm({ plans, initialSubmissionId, submitSale, prefill, onOu
     // Focus follows the visual order below, not the order fields happened to register in.
     shouldFocusError: false,
   });
-  const { register, formState, setError, setFocus, reset, setValue } = form;
+  const { register, formState, setError, clearErrors, setFocus, reset, setValue, control } = form;
   const appliedPrefill = useRef<number | null>(null);
 
   const [submissionId, setSubmissionId] = useState(initialSubmissionId);
   const busy = useRef(false);
+  const outcomeArrived = useRef(false);
+  const panelHeading = useRef<HTMLHeadingElement>(null);
+  const messageRef = useRef<HTMLParagraphElement>(null);
+  const submitButton = useRef<HTMLButtonElement>(null);
+  const newSaleButton = useRef<HTMLButtonElement>(null);
+  const confirmKnownCustomer = useRef(false);
 
   const focusFirstError = (errors: Partial<Record<SaleField, unknown>>) => {
     const first = SALE_FIELDS.find((field) => errors[field]);
     if (first) setFocus(first);
+    return Boolean(first);
   };
 
-  const [state, dispatch, pending] = useActionState(
-    async (previous: SaleActionState, payload: FormData | typeof RESET): Promise<SaleActionState> => {
-      if (payload === RESET) return INITIAL_ACTION_STATE;
+  const [answer, dispatch, pending] = useActionState(
+    async (previous: SaleActionState, payload: FormData): Promise<SaleActionState> => {
       // A dropped connection keeps the same submissionId, so sending again replays instead of duplicating.
       const next = await submitSale(previous, payload)
         .catch((): SaleActionState => ({
@@ -74,18 +102,29 @@ export function SaleForm({ plans, initialSubmissionId, submitSale, prefill, onOu
         .finally(() => {
           busy.current = false;
         });
-      const fieldErrors = next.ok ? next.data.fieldErrors : next.fieldErrors;
+      outcomeArrived.current = true;
+      const fieldErrors = next.ok
+        ? "fieldErrors" in next.data
+          ? next.data.fieldErrors
+          : {}
+        : next.fieldErrors;
       for (const field of SALE_FIELDS) {
         if (fieldErrors[field]) setError(field, { type: "server", message: fieldErrors[field] });
       }
-      focusFirstError(fieldErrors);
-      // A refused sale is fixed and sent as a new submission; a failed one (nothing sent) keeps its id.
-      if (next.ok && next.data.status === "rejected") setSubmissionId(newSubmissionId());
-      if (next.ok) {
+      if (next.ok && next.data.status !== "known-customer") {
+        const sale = next.data;
+        // A refused sale is fixed and sent as a new submission; a failed one (nothing sent) keeps its id. An
+        // accepted one leaves the form empty for the next customer, its outcome shown above.
+        if (sale.status === "rejected") setSubmissionId(newSubmissionId());
+        if (sale.status === "accepted") {
+          reset(EMPTY_SALE);
+          setSubmissionId(newSubmissionId());
+        }
         // The id of the sale that was sent, not whatever the field holds by the time the answer arrives.
         onOutcome?.({
-          submissionId: next.data.submissionId,
-          status: next.data.status,
+          submissionId: sale.submissionId,
+          protocol: sale.protocol,
+          status: sale.status,
           externalId: String(payload.get("externalId") ?? "").trim() || null,
         });
       }
@@ -94,22 +133,67 @@ export function SaleForm({ plans, initialSubmissionId, submitSale, prefill, onOu
     INITIAL_ACTION_STATE,
   );
 
+  // The last answer until the agent dismisses it (an edit, "Nova venda"): plain state, not an action, so that
+  // clearing it never marks the form busy (which would lock the field being typed in).
+  const [dismissed, setDismissed] = useState<SaleActionState | null>(null);
+  const state: SaleActionState = answer === dismissed ? INITIAL_ACTION_STATE : answer;
   const result = state.ok ? state.data : null;
-  const finished = result?.status === "accepted" || result?.status === "unknown";
-  // A portal's prefill is for the next customer: it waits while a sale is on its way or its outcome is shown.
-  const open = !pending && !result;
+  // An unknown sale must not go again, so its data stays as sent until the agent starts a new sale.
+  // Sent, answer unknown (or still on its way in another request): the same data may go again under the same
+  // submissionId, never edited data, which the ledger would answer with the first sale's outcome.
+  const notConfirmed = !state.ok && state.message === userMessageFor("not_confirmed");
+  const sameSaleOnly = notConfirmed || result?.status === "in-flight";
+  const locked = pending || result?.status === "unknown" || sameSaleOnly;
+  // A portal's prefill is for the next customer: it waits while a sale is on its way or must not be touched.
+  // Nor while the agent corrects a refused or failed sale: only a form nobody has touched since it was (re)started.
+  const open =
+    !pending && (answer === INITIAL_ACTION_STATE || result?.status === "accepted" || !formState.isDirty);
+
+  // After each answer the focus goes where the agent's next key belongs, and the outcome is in view: the next
+  // customer's CPF after an accepted sale, the field the provider refused, "Enviar de novo" when nothing was
+  // sent, "Nova venda" after an unknown one; otherwise the outcome's heading.
+  useEffect(() => {
+    if (pending || !outcomeArrived.current) return;
+    outcomeArrived.current = false;
+    if (!state.ok) {
+      if (focusFirstError(state.fieldErrors)) return;
+      (state.message === userMessageFor("not_confirmed")
+        ? submitButton.current
+        : messageRef.current
+      )?.focus();
+      return;
+    }
+    panelHeading.current?.parentElement?.scrollIntoView({ block: "nearest" });
+    const outcome = state.data;
+    switch (outcome.status) {
+      case "accepted":
+        setFocus("customerDocument");
+        return;
+      case "rejected":
+        if (!focusFirstError(outcome.fieldErrors)) panelHeading.current?.focus();
+        return;
+      case "failed":
+        (outcome.canRetry ? submitButton.current : panelHeading.current)?.focus();
+        return;
+      case "unknown":
+        newSaleButton.current?.focus();
+        return;
+      default:
+        panelHeading.current?.focus();
+    }
+    // focusFirstError and setFocus are stable for the form's life.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [state, pending]);
 
   useEffect(() => {
     if (!prefill || !open || appliedPrefill.current === prefill.nonce) return;
     appliedPrefill.current = prefill.nonce;
     for (const field of SALE_FIELDS) {
-      let value = prefill.values[field];
+      const value = prefill.values[field];
       if (value === undefined) continue;
-      const iso = field === "birthDate" ? /^(\d{4})-(\d{2})-(\d{2})$/.exec(value) : null;
-      if (iso) value = `${iso[3]}/${iso[2]}/${iso[1]}`;
       const mask = MASKS[field];
-      // Shown as if typed, and checked like typing, so a bad value is flagged before anyone submits.
-      setValue(field, mask ? mask(value.replace(/\D/g, "")) : value, {
+      // Shown as if pasted, and checked like typing, so a bad value is flagged before anyone submits.
+      setValue(field, mask ? mask(value) : value, {
         shouldValidate: true,
         shouldDirty: true,
       });
@@ -118,13 +202,34 @@ export function SaleForm({ plans, initialSubmissionId, submitSale, prefill, onOu
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     const formElement = event.currentTarget;
+    // Only a press of "Enviar mesmo assim" confirms a known customer, never an Enter in a field.
+    const confirmed = confirmKnownCustomer.current;
+    confirmKnownCustomer.current = false;
     void form.handleSubmit(() => {
       // A second click or Enter while the first is on its way does nothing.
       if (busy.current) return;
       busy.current = true;
       const formData = new FormData(formElement);
+      if (confirmed) formData.set("knownCustomer", "confirmed");
       startTransition(() => dispatch(formData));
     }, focusFirstError)(event);
+  };
+
+  // The outcome describes the data it was given: any edit makes it stale, so it goes, with the provider's marks
+  // on the fields (the fix is sent as a new submission).
+  const clearOutcome = () => {
+    if (locked || (state.ok === false && !state.message)) return;
+    for (const field of SALE_FIELDS) {
+      if (formState.errors[field]?.type === "server") clearErrors(field);
+    }
+    setDismissed(answer);
+  };
+
+  // Enter sends the sale from every field: a select does not submit its form by itself.
+  const submitOnEnter = (event: KeyboardEvent<HTMLSelectElement>) => {
+    if (event.key !== "Enter") return;
+    event.preventDefault();
+    event.currentTarget.form?.requestSubmit();
   };
 
   // CPF takes the focus once the outcome is gone: only then is the fieldset (disabled while a sale is finished)
@@ -140,24 +245,65 @@ export function SaleForm({ plans, initialSubmissionId, submitSale, prefill, onOu
     reset(EMPTY_SALE);
     setSubmissionId(newSubmissionId());
     focusCpfWhenCleared.current = true;
-    startTransition(() => dispatch(RESET));
+    setDismissed(answer);
   };
 
   const cpf = useMaskedInput(register("customerDocument"), cpfMask);
   const phone = useMaskedInput(register("customerPhone"), phoneMask);
   const birthDate = useMaskedInput(register("birthDate"), dateMask);
   const error = (field: SaleField) => formState.errors[field]?.message;
+  const chosenPlanId = useWatch({ control, name: "planId" });
+  const chosenPlan = plans?.find((plan) => plan.id === chosenPlanId);
+
+  const newSale = (primary: boolean) => (
+    <button
+      type="button"
+      ref={newSaleButton}
+      onClick={startNewSale}
+      className={primary ? PRIMARY_BUTTON : SECONDARY_BUTTON}
+    >
+      Nova venda
+    </button>
+  );
 
   return (
-    <form onSubmit={submit} noValidate className="space-y-5" aria-busy={pending}>
+    <form onSubmit={submit} onChange={clearOutcome} noValidate className="space-y-5" aria-busy={pending}>
       <input type="hidden" name="submissionId" value={submissionId} />
-      <fieldset disabled={finished} className="grid gap-4 sm:grid-cols-2">
+      {!state.ok && state.message ? (
+        <p
+          ref={messageRef}
+          tabIndex={-1}
+          role="alert"
+          className="rounded-md border border-red-300 bg-red-50 px-4 py-3 text-sm text-red-900 focus:outline-none"
+        >
+          {state.message}
+        </p>
+      ) : null}
+      {result ? (
+        <OutcomePanel result={result} headingRef={panelHeading}>
+          {result.status === "unknown" ? newSale(true) : null}
+          {result.status === "known-customer" ? (
+            <button
+              type="button"
+              onClick={(event) => {
+                confirmKnownCustomer.current = true;
+                event.currentTarget.form?.requestSubmit();
+              }}
+              className={PRIMARY_BUTTON}
+            >
+              Enviar mesmo assim
+            </button>
+          ) : null}
+        </OutcomePanel>
+      ) : null}
+      <fieldset disabled={locked} className="grid gap-4 sm:grid-cols-2">
         <legend className="sr-only">Dados do cliente</legend>
         <FormField id="customerDocument" label="CPF" error={error("customerDocument")}>
           {(control) => (
             <input
               {...control}
               {...cpf}
+              autoFocus={autoFocus}
               autoComplete="off"
               placeholder="000.000.000-00"
               className={inputClassName}
@@ -201,15 +347,24 @@ export function SaleForm({ plans, initialSubmissionId, submitSale, prefill, onOu
           id="planId"
           label="Plano"
           error={error("planId")}
-          hint={plans ? undefined : "Identificador do plano (UUID), como informado pelo fornecedor."}
+          hint={
+            plans
+              ? chosenPlan?.summary || undefined
+              : "Identificador do plano (UUID), como informado pelo fornecedor."
+          }
         >
           {(control) =>
             plans ? (
-              <select {...control} {...register("planId")} className={inputClassName}>
+              <select
+                {...control}
+                {...register("planId")}
+                onKeyDown={submitOnEnter}
+                className={inputClassName}
+              >
                 <option value="">Selecione o plano</option>
                 {plans.map((plan) => (
                   <option key={plan.id} value={plan.id}>
-                    {plan.name}
+                    {plan.label}
                   </option>
                 ))}
               </select>
@@ -253,46 +408,35 @@ export function SaleForm({ plans, initialSubmissionId, submitSale, prefill, onOu
         </FormField>
       </fieldset>
 
-      {!state.ok && state.message ? (
-        <p role="alert" className="rounded-md border border-red-300 bg-red-50 px-4 py-3 text-sm text-red-900">
-          {state.message}
-        </p>
-      ) : null}
-      {result ? <OutcomePanel result={result} /> : null}
-
-      <div className="flex flex-wrap gap-3">
-        {finished ? (
-          <button
-            type="button"
-            onClick={startNewSale}
-            className="rounded-md bg-brand-700 px-5 py-2.5 font-medium text-white hover:bg-brand-800 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-600 focus-visible:ring-offset-2"
-          >
-            Nova venda
-          </button>
-        ) : (
-          <>
+      {/* Mounted afresh for each sale on its way, so its count starts at zero. */}
+      {pending ? <SlowAnswerNotice /> : null}
+      {result?.status === "unknown" ? null : (
+        <div className="flex flex-wrap gap-3">
+          {result?.status === "known-customer" ? null : (
             <button
               type="submit"
+              ref={submitButton}
               disabled={pending}
               // Keeps focus in the field on press: its blur would validate it, push this button down with an
               // error line, and the release would land beside the button, losing the click.
               onMouseDown={(event) => event.preventDefault()}
-              className="rounded-md bg-brand-700 px-5 py-2.5 font-medium text-white hover:bg-brand-800 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-600 focus-visible:ring-offset-2 disabled:opacity-70"
+              className={`${PRIMARY_BUTTON} disabled:opacity-70`}
             >
-              {pending ? "Enviando venda…" : "Enviar venda"}
+              {pending
+                ? "Enviando venda…"
+                : result?.status === "failed" || sameSaleOnly
+                  ? "Enviar de novo"
+                  : "Enviar venda"}
             </button>
-            {result && !pending ? (
-              <button
-                type="button"
-                onClick={startNewSale}
-                className="rounded-md border border-slate-300 bg-white px-5 py-2.5 font-medium text-slate-800 hover:bg-slate-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-600 focus-visible:ring-offset-2"
-              >
-                Nova venda
-              </button>
-            ) : null}
-          </>
-        )}
-      </div>
+          )}
+          {result && result.status !== "accepted" && !pending ? newSale(false) : null}
+        </div>
+      )}
     </form>
   );
 }
+
+const PRIMARY_BUTTON =
+  "rounded-md bg-brand-700 px-5 py-2.5 font-medium text-white hover:bg-brand-800 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-600 focus-visible:ring-offset-2";
+const SECONDARY_BUTTON =
+  "rounded-md border border-slate-300 bg-white px-5 py-2.5 font-medium text-slate-800 hover:bg-slate-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-600 focus-visible:ring-offset-2";

@@ -16,7 +16,7 @@ export function useMaskedInput(registration: UseFormRegisterReturn, mask: Mask) 
     const input = event.target;
     const caret = input.selectionStart ?? input.value.length;
     const digitsBeforeCaret = countDigits(input.value.slice(0, caret));
-    const formatted = mask(input.value.replace(/\D/g, ""));
+    const formatted = mask(input.value);
     if (formatted !== input.value) {
       input.value = formatted;
       if (document.activeElement === input) {

@@ -9,7 +9,7 @@ const APP = `http://localhost:${E2E_PORTS.app}`;
 const PAGE = `<!doctype html>
 <html lang="pt-BR"><head><meta charset="utf-8"><title>Portal do parceiro</title>
 <script src="${APP}/embed.js"></script></head>
-<body><h1>Portal do parceiro</h1><div id="partner-sales"></div><div id="others"></div>
+<body><main><h1>Portal do parceiro</h1><div id="partner-sales"></div><div id="others"></div></main>
 <script>
   window.events = [];
   window.tokenRequests = 0;

@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EmbedPortal } from "@/lib/config/portals";
 import type { DatabaseHandle } from "@/lib/db/connection";
 import { findAgentByEmail, insertAgent, setAgentDisabled } from "@/lib/db/queries/agents";
-import { agents } from "@/lib/db/schema";
+import { agents, embedTokenUses } from "@/lib/db/schema";
 import { testDatabases } from "@/test/databases";
-import { signInWithEmbedToken } from "./embed-token";
+import { signInWithEmbedToken, tokenNamesSessionAgent } from "./embed-token";
 
 const NOW = new Date("2026-11-22T12:00:00Z");
 const nowSeconds = Math.floor(NOW.getTime() / 1000);
@@ -282,5 +282,80 @@ describe.each(testDatabases)("embed sign-in tokens on $name", ({ open }) => {
     await signIn(await token({ sub: "partner-off", email: "off@example.com" }));
     await setAgentDisabled(handle.db, "off@example.com", true);
     expect(await refusal(token({ sub: "partner-off", email: "off@example.com" }))).toBe("disabled");
+  });
+
+  describe("a used or expired token over a live session (the reload rule)", () => {
+    const who = { sub: "partner-reload", email: "reload@example.com", prefill: { customerName: "Recarga" } };
+    let agentId: string;
+    let otherAgentId: string;
+    let used: string;
+    const namesSessionAgent = async (jwt: string | Promise<string>, sessionAgentId = agentId, now = NOW) =>
+      tokenNamesSessionAgent(handle.db, await jwt, PORTALS, sessionAgentId, now);
+    const uses = async () => (await handle.db.select().from(embedTokenUses)).length;
+
+    beforeAll(async () => {
+      used = await token(who);
+      const first = await signIn(used);
+      const other = await signIn(await token({ sub: "partner-other", email: "other@example.com" }));
+      if (!first.ok || !other.ok) throw new Error("the set-up sign-ins failed");
+      agentId = first.agent.id;
+      otherAgentId = other.agent.id;
+      expect(await refusal(Promise.resolve(used))).toBe("replayed");
+    });
+
+    it("answers with the token's prefill when the session is the agent it names, consuming nothing", async () => {
+      const before = await uses();
+      expect(await namesSessionAgent(used)).toEqual({ prefill: { customerName: "Recarga" } });
+      expect(await uses()).toBe(before);
+    });
+
+    it("takes an expired token of the same agent too, long after its jti was forgotten", async () => {
+      const expired = token(who, { iat: nowSeconds - 3600, lifetime: 300 });
+      expect(await refusal(expired)).toBe("expired");
+      expect(await namesSessionAgent(expired)).toEqual({ prefill: { customerName: "Recarga" } });
+    });
+
+    it("refuses another agent's session, and the same partner id at another portal", async () => {
+      expect(await namesSessionAgent(used, otherAgentId)).toBeNull();
+      const atAnotherPortal = await signIn(
+        await token({ sub: who.sub, email: "reload.b@example.com" }, { signer: es.signer }),
+      );
+      expect(atAnotherPortal.ok).toBe(true);
+      expect(await namesSessionAgent(used, atAnotherPortal.ok ? atAnotherPortal.agent.id : "")).toBeNull();
+    });
+
+    it.each([
+      [
+        "signed with another portal's key",
+        () => token(who, { signer: { ...es.signer, issuer: hs.signer.issuer } }),
+      ],
+      [
+        "signed with another secret",
+        () =>
+          token(who, {
+            signer: {
+              ...hs.signer,
+              key: createSecretKey(Buffer.from("another-secret-of-sufficient-length-0123")),
+            },
+          }),
+      ],
+      ["for another audience", () => token(who, { aud: "another-app" })],
+      ["of another type", () => token(who, { typ: "JWT" })],
+      ["from an unknown issuer", () => token(who, { iss: "https://stranger.example" })],
+      ["with a lifetime over 5 minutes", () => token(who, { lifetime: 301 })],
+      ["issued in the future", () => token(who, { iat: nowSeconds + 600 })],
+      ["garbage", async () => "not.a.jwt"],
+    ])("refuses a token %s, even naming the session's agent", async (_case, make) => {
+      expect(await namesSessionAgent(make())).toBeNull();
+    });
+
+    it("refuses a disabled agent", async () => {
+      const off = { sub: "partner-reload-off", email: "reload.off@example.com" };
+      const jwt = await token(off);
+      const signedIn = await signIn(jwt);
+      if (!signedIn.ok) throw new Error("the set-up sign-in failed");
+      await setAgentDisabled(handle.db, off.email, true);
+      expect(await namesSessionAgent(jwt, signedIn.agent.id)).toBeNull();
+    });
   });
 });

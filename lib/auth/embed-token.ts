@@ -33,14 +33,20 @@ export type EmbedSignIn =
 
 const refuse = (problem: EmbedTokenProblem, detail: string): EmbedSignIn => ({ ok: false, problem, detail });
 
+/**
+ * The signature and every claim, with the portal's key. `expiredToo`: the time checked is no later than the token's
+ * `exp` (whose signature and claims are checked all the same).
+ */
 async function verify(
   token: string,
   portals: readonly EmbedPortal[],
   now: Date,
+  { expiredToo = false } = {},
 ): Promise<{ portal: EmbedPortal; payload: JWTPayload } | EmbedSignIn> {
   let claimedIssuer: unknown;
+  let claimedExpiry: unknown;
   try {
-    claimedIssuer = decodeJwt(token).iss;
+    ({ iss: claimedIssuer, exp: claimedExpiry } = decodeJwt(token));
   } catch {
     return refuse("invalid", "malformed");
   }
@@ -55,7 +61,10 @@ async function verify(
       audience: EMBED_TOKEN_AUDIENCE,
       typ: EMBED_TOKEN_TYPE,
       clockTolerance: CLOCK_TOLERANCE_SECONDS,
-      currentDate: now,
+      currentDate:
+        expiredToo && typeof claimedExpiry === "number" && claimedExpiry * 1000 < now.getTime()
+          ? new Date(claimedExpiry * 1000)
+          : now,
       requiredClaims: ["sub", "iat", "exp", "jti"],
     });
     // One audience, ours: a token also addressed to another service could be spent there as well.
@@ -73,19 +82,16 @@ async function verify(
   }
 }
 
-/**
- * A partner portal's backend signs who the agent is with its own key; the token is good for one sign-in within
- * 5 minutes. The agent is found by (portal, partner id), linked by e-mail the first time, or created.
- */
-export async function signInWithEmbedToken(
-  db: Database,
-  token: string,
-  portals: readonly EmbedPortal[],
-  now: Date = new Date(),
-): Promise<EmbedSignIn> {
-  const verified = await verify(token, portals, now);
-  if ("ok" in verified) return verified;
-  const { portal, payload } = verified;
+interface AgentClaims {
+  sub: string;
+  jti: string;
+  email: string;
+  name: string;
+  exp: number;
+}
+
+/** The claims that name the agent, when each is present and well formed; undefined otherwise. */
+function agentClaims(payload: JWTPayload, now: Date): AgentClaims | undefined {
   const { sub, iat, exp, jti, email, name } = payload as Record<string, unknown>;
   if (
     typeof sub !== "string" ||
@@ -103,8 +109,27 @@ export async function signInWithEmbedToken(
     // Claims become database values: a NUL or a megabyte in a signed token is still refused here.
     [sub, jti, email, name].some((claim) => textProblem(claim, { maxLength: 255 }) !== null)
   ) {
-    return refuse("invalid", "claims");
+    return undefined;
   }
+  return { sub, jti, email, name, exp };
+}
+
+/**
+ * A partner portal's backend signs who the agent is with its own key; the token is good for one sign-in within
+ * 5 minutes. The agent is found by (portal, partner id), linked by e-mail the first time, or created.
+ */
+export async function signInWithEmbedToken(
+  db: Database,
+  token: string,
+  portals: readonly EmbedPortal[],
+  now: Date = new Date(),
+): Promise<EmbedSignIn> {
+  const verified = await verify(token, portals, now);
+  if ("ok" in verified) return verified;
+  const { portal, payload } = verified;
+  const claims = agentClaims(payload, now);
+  if (!claims) return refuse("invalid", "claims");
+  const { sub, jti, email, name, exp } = claims;
 
   await db.delete(embedTokenUses).where(lt(embedTokenUses.expiresAt, now));
   const [fresh] = await db
@@ -122,6 +147,40 @@ export async function signInWithEmbedToken(
   if (!agent) return refuse("invalid", "email_taken");
   if (agent.disabledAt) return refuse("disabled", "disabled");
   return { ok: true, agent, prefill: pickSaleFields(payload.prefill) };
+}
+
+/**
+ * The reload rule. A token the sign-in refused as used already or expired is still the portal's signed word on who
+ * is at this screen: when the request's live session is already that agent's (same portal, same partner id), the
+ * frame goes on with that session, consuming and starting nothing. This grants nothing the session did not have
+ * (the same frame without any token shows that agent's form), and a session of anyone else, or none, still gets
+ * the refusal. The signature, issuer, audience, type and claims are checked as for a sign-in: a forged or
+ * misaddressed token never passes. Null when it is not that agent's; else the token's prefill.
+ */
+export async function tokenNamesSessionAgent(
+  db: Database,
+  token: string,
+  portals: readonly EmbedPortal[],
+  sessionAgentId: string,
+  now: Date = new Date(),
+): Promise<{ prefill: Partial<SaleFormValues> } | null> {
+  const verified = await verify(token, portals, now, { expiredToo: true });
+  if ("ok" in verified) return null;
+  const claims = agentClaims(verified.payload, now);
+  if (!claims) return null;
+  const [agent] = await db
+    .select({ id: agents.id })
+    .from(agents)
+    .where(
+      and(
+        eq(agents.id, sessionAgentId),
+        eq(agents.externalIssuer, verified.portal.issuer),
+        eq(agents.externalSubject, claims.sub),
+        isNull(agents.disabledAt),
+      ),
+    )
+    .limit(1);
+  return agent ? { prefill: pickSaleFields(verified.payload.prefill) } : null;
 }
 
 /**

@@ -196,6 +196,19 @@ describe("TRUSTED_PROXY_HEADER", () => {
   });
 });
 
+describe("APP_TIME_ZONE", () => {
+  it("is São Paulo unless another IANA zone is named", () => {
+    expect(parseConfig({}, root).timeZone).toBe("America/Sao_Paulo");
+    expect(parseConfig({ APP_TIME_ZONE: "America/Manaus" }, root).timeZone).toBe("America/Manaus");
+  });
+
+  it("refuses a zone the runtime does not know, naming the variable", () => {
+    expect(() => parseConfig({ APP_TIME_ZONE: "Brasil/Nowhere" }, root)).toThrow(
+      /APP_TIME_ZONE: is not an IANA time zone/,
+    );
+  });
+});
+
 describe("TRUSTED_PROXIES", () => {
   it("trusts no forwarded header when unset", () => {
     expect(parseConfig({}, root).trustedProxies).toEqual({ kind: "none" });

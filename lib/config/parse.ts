@@ -46,6 +46,8 @@ export interface Config {
   oidc: OidcConfig | null;
   /** E-mail and password sign-in (PASSWORD_SIGN_IN); the CLI manages accounts either way. */
   passwordSignIn: boolean;
+  /** IANA zone of the times people read: history, sale page, export (APP_TIME_ZONE). */
+  timeZone: string;
   port: number;
   sandboxPort: number;
   /** `npm start` also appends the app's and the sandbox's log lines here. */
@@ -196,6 +198,19 @@ export function parseTrustedProxies(value: string | undefined): TrustedProxies {
   return { kind: "networks", networks };
 }
 
+/** An IANA zone the runtime knows ("America/Sao_Paulo"), in its canonical spelling. */
+export function parseTimeZone(value: string | undefined): string {
+  if (value === undefined) return "America/Sao_Paulo";
+  try {
+    return new Intl.DateTimeFormat("en-US", { timeZone: value }).resolvedOptions().timeZone;
+  } catch {
+    throw new ConfigError(
+      "APP_TIME_ZONE",
+      `is not an IANA time zone such as America/Sao_Paulo (got "${value}")`,
+    );
+  }
+}
+
 const originSchema = z.url({ protocol: /^https?$/ });
 
 export function parseOrigins(name: string, value: string | undefined): string[] {
@@ -340,6 +355,7 @@ export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
     metricsToken: secret(env, "METRICS_TOKEN"),
     embed,
     ...signIn,
+    timeZone: parseTimeZone(text(env, "APP_TIME_ZONE")),
     port,
     sandboxPort,
     logFile: text(env, "LOG_FILE") ? resolve(cwd, text(env, "LOG_FILE")!) : undefined,

@@ -5,6 +5,8 @@ export const planSchema = z.object({
   id: z.uuid(),
   name: z.string().trim().min(1).max(120),
   description: z.string().trim().max(500).default(""),
+  /** What the customer pays, in reais (shown as "R$ 29,90"); optional. */
+  price: z.number().nonnegative().max(1_000_000).multipleOf(0.01).optional(),
 });
 
 export type Plan = z.infer<typeof planSchema>;

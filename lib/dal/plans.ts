@@ -1,10 +1,16 @@
 import "server-only";
 import type { Plan } from "@/lib/config/plans";
 import { getConfig } from "@/lib/env";
+import { planOptions, type PlanOption } from "@/lib/plan-options";
 
-export type PlanOption = Pick<Plan, "id" | "name" | "description">;
+export type { PlanOption } from "@/lib/plan-options";
 
-/** The configured catalogue, or null when none is configured (the plan is then typed as a UUID). */
+let built: { plans: readonly Plan[]; options: PlanOption[] } | undefined;
+
+/** The configured catalogue as the form shows it, or null when none is configured (a UUID is typed instead). */
 export function listPlans(): PlanOption[] | null {
-  return getConfig().plans?.map(({ id, name, description }) => ({ id, name, description })) ?? null;
+  const { plans } = getConfig();
+  if (!plans) return null;
+  if (built?.plans !== plans) built = { plans, options: planOptions(plans) };
+  return built.options;
 }

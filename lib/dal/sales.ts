@@ -1,14 +1,25 @@
 import "server-only";
 import { getDb } from "@/lib/db";
-import { findSale, listSales, resolveUnknownSale, type Resolution } from "@/lib/db/queries/sales";
-import type { Sale, SaleStatus } from "@/lib/db/schema";
+import { cache } from "react";
+import {
+  findHeldSaleOf,
+  findSale,
+  listSales,
+  resolveUnknownSale,
+  type SaleListFilter,
+  type SaleListRow,
+} from "@/lib/db/queries/sales";
+import type { Sale, SaleResolution, SaleStatus } from "@/lib/db/schema";
 import { getConfig } from "@/lib/env";
-import { maskCpf } from "@/lib/format";
+import { formatDateTime, maskCpf } from "@/lib/format";
 import { log } from "@/lib/log";
 import { partnerApi } from "@/lib/partner-api";
+import type { HistoryFilter } from "@/lib/sales/history-filter";
 import { outcomeView, type OutcomeView } from "@/lib/sales/outcome-view";
+import { formatProtocol } from "@/lib/sales/protocol";
+import type { TimelineFacts } from "@/lib/sales/sale-timeline";
 import { submitSale, type SubmissionResult } from "@/lib/sales/submit-sale";
-import { createSaleSchema, isUuid, type SaleField, type ValidSale } from "@/lib/validation/sale";
+import { createSaleSchema, isUuid, type ValidSale } from "@/lib/validation/sale";
 import type { SessionAgent } from "./session";
 
 export { isUuid as isSubmissionId } from "@/lib/validation/sale";
@@ -25,33 +36,54 @@ export function saleSchema() {
 }
 
 /** What the browser and API clients learn about a submission: no personal data, no upstream internals. */
-export interface SaleResult {
+export interface SaleResult extends OutcomeView {
   submissionId: string;
-  status: OutcomeView["status"];
-  title: string;
-  detail: string | null;
-  canRetry: boolean;
+  /** The protocol as people read it, "7KQ2M-X9R4B". */
+  protocol: string;
   replay: boolean;
+  /** The provider's own words, shown quoted, apart from ours. */
   upstreamMessage: string | null;
-  /** Fields the upstream named when it refused the sale, mapped to the form's fields. */
-  fieldErrors: Partial<Record<SaleField, string>>;
 }
 
-const REJECTED_FIELD_MESSAGE = "O fornecedor recusou este campo: confira o valor.";
-
 function toResult(sale: Sale, replay: boolean): SaleResult {
-  const view = outcomeView(sale.status, sale.upstreamMessage, sale.outcomeDetail);
-  const fieldErrors: Partial<Record<SaleField, string>> = {};
-  for (const field of sale.rejectedFields ?? []) {
-    if (field !== "partnerSource") fieldErrors[field] = REJECTED_FIELD_MESSAGE;
-  }
   return {
     submissionId: sale.submissionId,
-    ...view,
+    protocol: formatProtocol(sale.protocol),
+    ...outcomeView(sale),
     replay,
     upstreamMessage: sale.upstreamMessage,
-    fieldErrors,
   };
+}
+
+/**
+ * Nothing was sent: the ledger already holds a sale of this plan for this CPF that the provider may have (accepted,
+ * or still to be confirmed), so the form asks the agent to confirm before sending another.
+ */
+export interface KnownCustomer {
+  status: "known-customer";
+  /** The earlier sale: whether it was accepted or is still to be confirmed, its protocol and when it was made. */
+  earlier: "accepted" | "unconfirmed";
+  protocol: string;
+  soldAt: string;
+}
+
+export async function knownCustomerSale(
+  submissionId: string,
+  sale: ValidSale,
+): Promise<KnownCustomer | null> {
+  const earlier = await findHeldSaleOf(await getDb(), {
+    customerDocument: sale.customerDocument,
+    planId: sale.planId,
+    exceptSubmissionId: submissionId,
+  });
+  return earlier
+    ? {
+        status: "known-customer",
+        earlier: earlier.status === "accepted" ? "accepted" : "unconfirmed",
+        protocol: formatProtocol(earlier.protocol),
+        soldAt: formatDateTime(earlier.createdAt, appTimeZone(), "minutes"),
+      }
+    : null;
 }
 
 export type SubmitForAgentResult =
@@ -78,100 +110,137 @@ export async function submitSaleAsAgent(
   };
 }
 
-export function inFlightResult(submissionId: string): SaleResult {
-  return {
-    submissionId,
-    ...outcomeView("in-flight", null, null),
-    replay: true,
-    upstreamMessage: null,
-    fieldErrors: {},
-  };
-}
+/** A submission still `pending` in the ledger: another request is waiting for the provider's answer. */
+export const inFlightResult = (sale: Sale): SaleResult => toResult(sale, true);
+
+/** The zone of every time people read: history, sale page, export (APP_TIME_ZONE). */
+export const appTimeZone = (): string => getConfig().timeZone;
 
 export interface SaleListItem {
   submissionId: string;
+  /** As people read it, "7KQ2M-X9R4B". */
+  protocol: string;
   status: SaleStatus;
   customerName: string;
   maskedCpf: string;
   planName: string;
+  /** The partner's own id for the customer (ID do cliente no parceiro), when the agent typed one. */
+  externalId: string | null;
   agentName: string;
   createdAt: Date;
+  /** The provider's own words, verbatim. */
+  upstreamMessage: string | null;
+  /** The supervisor who confirmed an `unknown` sale with the provider, and when. */
+  resolvedBy: string | null;
+  resolvedAt: Date | null;
 }
 
 function planName(planId: string): string {
   return getConfig().plans?.find((plan) => plan.id.toLowerCase() === planId.toLowerCase())?.name ?? planId;
 }
 
-/** An agent sees their own sales; a supervisor sees everyone's. */
-export async function listVisibleSales(agent: SessionAgent, status?: SaleStatus): Promise<SaleListItem[]> {
-  const rows = await listSales(await getDb(), {
-    agentId: agent.role === "supervisor" ? undefined : agent.id,
-    status,
-    limit: 200,
-  });
-  return rows.map((row) => ({
+function toListItem(row: SaleListRow): SaleListItem {
+  return {
     submissionId: row.submissionId,
+    protocol: formatProtocol(row.protocol),
     status: row.status,
     customerName: row.request.customerName,
     maskedCpf: maskCpf(row.request.customerDocument),
     planName: planName(row.request.planId),
+    externalId: row.request.externalId ?? null,
     agentName: row.agentName,
     createdAt: row.createdAt,
-  }));
+    upstreamMessage: row.upstreamMessage,
+    resolvedBy: row.resolverName,
+    resolvedAt: row.resolvedAt,
+  };
 }
 
-export interface SaleDetail {
+/** An agent sees their own sales; a supervisor sees everyone's. */
+function visibleTo(agent: SessionAgent, filter: HistoryFilter): SaleListFilter {
+  return { agentId: agent.role === "supervisor" ? undefined : agent.id, status: filter.status };
+}
+
+/** The history page: the most recent 200 the agent may see. */
+export async function listVisibleSales(agent: SessionAgent, filter: HistoryFilter): Promise<SaleListItem[]> {
+  const rows = await listSales(await getDb(), { ...visibleTo(agent, filter), limit: 200 });
+  return rows.map(toListItem);
+}
+
+/** Every sale the agent may see, newest first, one page of `batchSize` in memory at a time (the export). */
+export async function* visibleSaleBatches(
+  agent: SessionAgent,
+  filter: HistoryFilter,
+  batchSize = 500,
+): AsyncGenerator<SaleListItem[]> {
+  const db = await getDb();
+  let after: string | undefined;
+  for (;;) {
+    const rows = await listSales(db, { ...visibleTo(agent, filter), limit: batchSize, after });
+    if (rows.length > 0) yield rows.map(toListItem);
+    if (rows.length < batchSize) return;
+    after = rows.at(-1)!.submissionId;
+  }
+}
+
+export interface SaleDetail extends TimelineFacts {
   submissionId: string;
-  status: SaleStatus;
+  /** As people read it, "7KQ2M-X9R4B". */
+  protocol: string;
   request: Sale["request"];
   planName: string;
-  agentName: string;
-  attempts: number;
-  upstreamStatus: number | null;
   upstreamMessage: string | null;
-  outcomeDetail: string | null;
-  createdAt: Date;
-  completedAt: Date | null;
-  resolvedBy: string | null;
-  resolvedAt: Date | null;
+  rejectedFields: Sale["rejectedFields"];
+  /** The provider's time limit per call: what "no answer in time" meant. */
+  upstreamTimeoutMs: number;
   /** Whether the viewer may settle this sale (a supervisor, on an `unknown` sale). */
   canResolve: boolean;
 }
 
-export async function getVisibleSale(agent: SessionAgent, submissionId: string): Promise<SaleDetail | null> {
-  if (!isUuid(submissionId)) return null;
-  const sale = await findSale(await getDb(), submissionId);
-  if (!sale || (agent.role !== "supervisor" && sale.agentId !== agent.id)) return null;
-  return {
-    submissionId: sale.submissionId,
-    status: sale.status,
-    request: sale.request,
-    planName: planName(sale.request.planId),
-    agentName: sale.agentName,
-    attempts: sale.attempts,
-    upstreamStatus: sale.upstreamStatus,
-    upstreamMessage: sale.upstreamMessage,
-    outcomeDetail: sale.outcomeDetail,
-    createdAt: sale.createdAt,
-    completedAt: sale.completedAt,
-    resolvedBy: sale.resolverName,
-    resolvedAt: sale.resolvedAt,
-    canResolve: agent.role === "supervisor" && sale.status === "unknown",
-  };
-}
+/** One sale, if the agent may see it. Cached per request: the page and its title both ask. */
+export const getVisibleSale = cache(
+  async (agent: SessionAgent, submissionId: string): Promise<SaleDetail | null> => {
+    if (!isUuid(submissionId)) return null;
+    const sale = await findSale(await getDb(), submissionId);
+    if (!sale || (agent.role !== "supervisor" && sale.agentId !== agent.id)) return null;
+    return {
+      submissionId: sale.submissionId,
+      protocol: formatProtocol(sale.protocol),
+      status: sale.status,
+      request: sale.request,
+      planName: planName(sale.request.planId),
+      agentName: sale.agentName,
+      attempts: sale.attempts,
+      upstreamStatus: sale.upstreamStatus,
+      upstreamMessage: sale.upstreamMessage,
+      outcomeDetail: sale.outcomeDetail,
+      rejectedFields: sale.rejectedFields,
+      createdAt: sale.createdAt,
+      completedAt: sale.completedAt,
+      resolution: sale.resolution,
+      resolverName: sale.resolverName,
+      resolvedAt: sale.resolvedAt,
+      upstreamTimeoutMs: getConfig().partnerApi.timeoutMs,
+      canResolve: agent.role === "supervisor" && sale.status === "unknown",
+    };
+  },
+);
 
-/** Supervisors only, `unknown` sales only; false when the sale is not (or no longer) unknown. */
+/** "settled" now; "already-settled" when someone (or a late answer) got there first; "not-allowed" otherwise. */
+export type Settlement = "settled" | "already-settled" | "not-allowed";
+
+/** Supervisors only, `unknown` sales only. */
 export async function resolveSaleAsSupervisor(
   agent: SessionAgent,
   submissionId: string,
-  resolution: Resolution,
-): Promise<boolean> {
-  if (agent.role !== "supervisor" || !isUuid(submissionId)) return false;
-  const resolved = await resolveUnknownSale(await getDb(), {
-    submissionId,
-    supervisorId: agent.id,
-    resolution,
-  });
-  if (resolved) log.info("sales.resolved", { submissionId, resolution, agentId: agent.id });
-  return Boolean(resolved);
+  resolution: SaleResolution,
+): Promise<Settlement> {
+  if (agent.role !== "supervisor" || !isUuid(submissionId)) return "not-allowed";
+  const db = await getDb();
+  const resolved = await resolveUnknownSale(db, { submissionId, supervisorId: agent.id, resolution });
+  if (resolved) {
+    log.info("sales.resolved", { submissionId, resolution, agentId: agent.id });
+    return "settled";
+  }
+  return (await findSale(db, submissionId)) ? "already-settled" : "not-allowed";
 }

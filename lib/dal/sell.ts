@@ -4,11 +4,20 @@ import type { SaleStatus } from "@/lib/db/schema";
 import type { RequestErrorCode } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { fieldErrorsOf, SALE_FIELDS, type SaleField } from "@/lib/validation/sale";
-import { inFlightResult, isSubmissionId, saleSchema, submitSaleAsAgent, type SaleResult } from "./sales";
+import {
+  inFlightResult,
+  isSubmissionId,
+  knownCustomerSale,
+  saleSchema,
+  submitSaleAsAgent,
+  type KnownCustomer,
+  type SaleResult,
+} from "./sales";
 import { verifySession } from "./session";
 
 export type SellResult =
   | { ok: true; result: SaleResult; httpStatus: number }
+  | { ok: true; result: KnownCustomer; httpStatus: 409 }
   | { ok: false; code: RequestErrorCode; fieldErrors?: Partial<Record<SaleField, string>> };
 
 /** Where a sale comes from decides only the words for a missing or foreign submission id. */
@@ -22,6 +31,11 @@ export async function sellAsSignedInAgent(input: {
   channel: SaleChannel;
   submissionId: unknown;
   fields: Record<string, unknown>;
+  /**
+   * The agent saw that this customer already bought this plan here and sends anyway. The form asks first; the
+   * JSON API does not (programs decide for themselves; the provider refuses a real duplicate with a 409).
+   */
+  knownCustomerConfirmed?: boolean;
 }): Promise<SellResult> {
   const { channel } = input;
   let agent;
@@ -43,6 +57,21 @@ export async function sellAsSignedInAgent(input: {
   );
   if (!parsed.success) return { ok: false, code: "invalid_fields", fieldErrors: fieldErrorsOf(parsed.error) };
 
+  if (channel === "form" && !input.knownCustomerConfirmed) {
+    let known;
+    try {
+      known = await knownCustomerSale(submissionId, parsed.data);
+    } catch (error) {
+      log.error("sales.known_customer_check_failed", { submissionId, error });
+      return { ok: false, code: "service_unavailable" };
+    }
+    if (known) {
+      // Who asked, too: the lookup reads every agent's sales and leaves no ledger row.
+      log.info("sales.known_customer", { submissionId, agentId: agent.id, earlier: known.earlier });
+      return { ok: true, result: known, httpStatus: 409 };
+    }
+  }
+
   let submission;
   try {
     submission = await submitSaleAsAgent(agent, submissionId, parsed.data);
@@ -59,7 +88,7 @@ export async function sellAsSignedInAgent(input: {
     case "not-yours":
       return { ok: false, code: channel === "api" ? "idempotency_key_in_use" : "stale_form" };
     case "in-flight":
-      return { ok: true, result: inFlightResult(submissionId), httpStatus: 409 };
+      return { ok: true, result: inFlightResult(submission.sale), httpStatus: 409 };
     case "result": {
       const { result, outcome, unknownReason } = submission;
       return { ok: true, result, httpStatus: httpStatusOf(outcome, unknownReason, result.replay) };

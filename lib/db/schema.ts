@@ -111,6 +111,9 @@ export type AgentRole = (typeof agentRole.enumValues)[number];
 
 export const saleStatus = pgEnum("sale_status", ["pending", "accepted", "rejected", "failed", "unknown"]);
 
+/** What a supervisor learnt from the provider about an `unknown` sale. */
+export const saleResolution = pgEnum("sale_resolution", ["registered", "not-registered"]);
+
 /**
  * The ledger: one row per submission, written `pending` before the upstream is called and completed after,
  * so no sale is lost (a crash leaves a row that start-up turns `unknown`) or sent twice (the key is unique).
@@ -119,6 +122,11 @@ export const sales = pgTable(
   "sales",
   {
     submissionId: uuid("submission_id").primaryKey(),
+    /**
+     * What people read and type back (`lib/sales/protocol.ts`): ten Crockford base32 characters with a check
+     * character, stored ungrouped. The submissionId stays the key programs use.
+     */
+    protocol: text("protocol").notNull(),
     agentId: uuid("agent_id")
       .notNull()
       .references(() => agents.id),
@@ -128,23 +136,37 @@ export const sales = pgTable(
     attempts: integer("attempts").notNull().default(1),
     upstreamStatus: integer("upstream_status"),
     upstreamMessage: text("upstream_message"),
-    /** Why a sale failed (an error code) or is unknown (timeout, server-error, …). */
+    /**
+     * Why a sale failed (an error code) or is unknown (timeout, server-error, …): what the provider's answer was,
+     * kept when a supervisor settles the sale (that decision is `resolution`).
+     */
     outcomeDetail: text("outcome_detail"),
     rejectedFields: jsonb("rejected_fields").$type<PartnerSaleField[]>(),
     ...timestamps,
     completedAt: timestamp("completed_at", { withTimezone: true }),
-    /** The supervisor who settled an `unknown` sale after checking with the provider, and when. */
+    /** The supervisor who settled an `unknown` sale after checking with the provider, what they learnt, when. */
     resolvedBy: uuid("resolved_by").references(() => agents.id),
+    resolution: saleResolution("resolution"),
     resolvedAt: timestamp("resolved_at", { withTimezone: true }),
   },
   (table) => [
     index("sales_agent_created_idx").on(table.agentId, table.createdAt),
+    // The history and its export read newest first, page after page (keyset on both columns).
+    index("sales_created_idx").on(table.createdAt, table.submissionId),
+    check(
+      "sales_resolution_when_resolved",
+      sql`(${table.resolution} is null) = (${table.resolvedAt} is null)`,
+    ),
     index("sales_status_idx").on(table.status),
+    uniqueIndex("sales_protocol_key").on(table.protocol),
+    // "Has this customer bought this plan here before?", asked before each sale the form sends.
+    index("sales_customer_document_idx").on(sql`(${table.request} ->> 'customerDocument')`),
   ],
 );
 
 export type Sale = typeof sales.$inferSelect;
 export type SaleStatus = (typeof saleStatus.enumValues)[number];
+export type SaleResolution = (typeof saleResolution.enumValues)[number];
 
 /** `jti`s of signed embed tokens already used, kept until the token would have expired anyway. */
 export const embedTokenUses = pgTable("embed_token_uses", {

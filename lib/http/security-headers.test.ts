@@ -126,4 +126,11 @@ describe("next.config.mjs's static headers", () => {
       "Cache-Control": "public, max-age=300",
     });
   });
+
+  it("serve embed.js's TypeScript declarations the same way, as text", async () => {
+    expect(await staticHeaders("/embed.d.ts")).toEqual({
+      ...(await staticHeaders("/embed.js")),
+      "Content-Type": "text/plain; charset=utf-8",
+    });
+  });
 });

@@ -3,13 +3,19 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/lib/db/connection";
 import { insertAgent } from "@/lib/db/queries/agents";
-import { markStalePendingUnknown, resolveUnknownSale } from "@/lib/db/queries/sales";
+import {
+  claimSubmission,
+  findHeldSaleOf,
+  markStalePendingUnknown,
+  resolveUnknownSale,
+} from "@/lib/db/queries/sales";
 import { sales } from "@/lib/db/schema";
 import { createPartnerApiClient, type PartnerApiClient } from "@/lib/partner-api";
 import type { ValidSale } from "@/lib/validation/sale";
 import type { Stats } from "@/sandbox/state";
 import { control, startSandbox, validSale, type RunningSandbox } from "@/sandbox/test-support";
 import { testDatabases } from "@/test/databases";
+import { newProtocol, parseProtocol } from "./protocol";
 import { submitSale } from "./submit-sale";
 
 const silent = { info() {}, warn() {}, error() {} };
@@ -74,6 +80,49 @@ describe.each(testDatabases)("the sales ledger on $name", ({ open }) => {
     expect(recorded?.request).toEqual({ ...input, partnerSource: "Parceiro" });
     expect(recorded?.upstreamMessage).toBe("Partner sale registered.");
     expect(recorded?.completedAt).toBeInstanceOf(Date);
+  });
+
+  it("gives each sale its own protocol with the ledger row, and keeps it through a retry", async () => {
+    const closed = await startSandbox();
+    const unreachable = clientFor(closed.url);
+    await closed.close();
+    const submissionId = randomUUID();
+    const failed = await submit(submissionId, sale(), unreachable);
+    const protocol = failed.kind === "completed" ? failed.sale.protocol : "";
+    expect(parseProtocol(protocol)).toBe(protocol);
+
+    const retried = await submit(submissionId, sale());
+    expect(retried).toMatchObject({ sale: { status: "accepted", attempts: 2, protocol } });
+    const other = await submit(randomUUID(), sale());
+    expect(other.kind === "completed" && other.sale.protocol).not.toBe(protocol);
+  });
+
+  it("finds the customer's earlier accepted sale of the same plan, not the sale being sent nor other plans", async () => {
+    const input = sale();
+    const first = randomUUID();
+    const accepted = await submit(first, input);
+    const lookFor = (planId: string, exceptSubmissionId: string) =>
+      findHeldSaleOf(handle.db, { customerDocument: input.customerDocument, planId, exceptSubmissionId });
+
+    expect(await lookFor(input.planId.toUpperCase(), randomUUID())).toEqual({
+      protocol: accepted.kind === "completed" ? accepted.sale.protocol : "",
+      createdAt: expect.any(Date),
+      status: "accepted",
+    });
+    expect(await lookFor(input.planId, first)).toBeUndefined();
+    expect(await lookFor("c18b5f73-96a0-4d2e-b4f1-7a3e8c6d9052", randomUUID())).toBeUndefined();
+  });
+
+  it("draws again when a new sale's protocol is already taken", async () => {
+    const taken = await claimSubmission(handle.db, { submissionId: randomUUID(), agentId, request: sale() });
+    const fresh = newProtocol();
+    const draws = [taken.sale.protocol, fresh];
+    const claim = await claimSubmission(
+      handle.db,
+      { submissionId: randomUUID(), agentId, request: sale() },
+      () => draws.shift()!,
+    );
+    expect(claim).toMatchObject({ claimed: true, sale: { protocol: fresh } });
   });
 
   it("answers the same submissionId from the ledger without calling the upstream again", async () => {
@@ -150,8 +199,14 @@ describe.each(testDatabases)("the sales ledger on $name", ({ open }) => {
     const fresh = randomUUID();
     const request = { ...sale(), partnerSource: "Parceiro" };
     await handle.db.insert(sales).values([
-      { submissionId: stale, agentId, request, updatedAt: sql`now() - interval '1 minute'` },
-      { submissionId: fresh, agentId, request },
+      {
+        submissionId: stale,
+        protocol: newProtocol(),
+        agentId,
+        request,
+        updatedAt: sql`now() - interval '1 minute'`,
+      },
+      { submissionId: fresh, protocol: newProtocol(), agentId, request },
     ]);
     expect(await markStalePendingUnknown(handle.db, 15_000)).toBe(1);
     expect(await row(stale)).toMatchObject({ status: "unknown", outcomeDetail: "interrupted" });
@@ -161,9 +216,13 @@ describe.each(testDatabases)("the sales ledger on $name", ({ open }) => {
   it("leaves a stale pending row alone while this process holds its answer for the database", async () => {
     const held = randomUUID();
     const request = { ...sale(), partnerSource: "Parceiro" };
-    await handle.db
-      .insert(sales)
-      .values({ submissionId: held, agentId, request, updatedAt: sql`now() - interval '1 minute'` });
+    await handle.db.insert(sales).values({
+      submissionId: held,
+      protocol: newProtocol(),
+      agentId,
+      request,
+      updatedAt: sql`now() - interval '1 minute'`,
+    });
     expect(await markStalePendingUnknown(handle.db, 15_000, [held])).toBe(0);
     expect((await row(held))?.status).toBe("pending");
   });
@@ -180,9 +239,12 @@ describe.each(testDatabases)("the sales ledger on $name", ({ open }) => {
       supervisorId: otherAgentId,
       resolution: "registered",
     });
+    // The provider's answer (a 500) stays; the supervisor's confirmation is recorded beside it.
     expect(settled).toMatchObject({
       status: "accepted",
-      outcomeDetail: "confirmed-registered",
+      upstreamStatus: 500,
+      outcomeDetail: "server-error",
+      resolution: "registered",
       resolvedBy: otherAgentId,
     });
     expect(settled?.resolvedAt).toBeInstanceOf(Date);

@@ -1,21 +1,29 @@
 import type { Metadata, Route } from "next";
 import Link from "next/link";
-import { listVisibleSales } from "@/lib/dal/sales";
+import { StatusBadge } from "./_components/status-badge";
+import { appTimeZone, listVisibleSales } from "@/lib/dal/sales";
 import { requireAgent } from "@/lib/dal/session";
-import type { SaleStatus } from "@/lib/db/schema";
 import { formatDateTime, STATUS_LABELS } from "@/lib/format";
+import { historyQuery, parseHistoryFilter, STATUS_FILTERS } from "@/lib/sales/history-filter";
 
 export const metadata: Metadata = { title: "Vendas" };
 
-const FILTERS: (SaleStatus | undefined)[] = [undefined, "unknown", "failed", "rejected", "accepted"];
-
 export default async function SalesPage({ searchParams }: PageProps<"/sales">) {
-  const { status } = await searchParams;
-  const agent = await requireAgent(status ? `/sales?status=${status}` : "/sales");
-  const filter = FILTERS.find((candidate) => candidate && candidate === status);
+  const filter = parseHistoryFilter(await searchParams);
+  const agent = await requireAgent(`/sales${historyQuery(filter)}`);
   const sales = await listVisibleSales(agent, filter);
+  const timeZone = appTimeZone();
   const supervisor = agent.role === "supervisor";
-  const columns = ["Data", "Cliente", "CPF", "Plano", ...(supervisor ? ["Agente"] : []), "Situação"];
+  // The status right after the date: the list is read for it, and narrow screens scroll the columns after.
+  const columns = [
+    "Data",
+    "Situação",
+    "Protocolo",
+    "Cliente",
+    "CPF",
+    "Plano",
+    ...(supervisor ? ["Agente"] : []),
+  ];
 
   return (
     <section aria-labelledby="sales-title" className="space-y-6">
@@ -23,19 +31,26 @@ export default async function SalesPage({ searchParams }: PageProps<"/sales">) {
         <h1 id="sales-title" className="text-2xl font-semibold">
           {supervisor ? "Vendas da equipe" : "Minhas vendas"}
         </h1>
-        <nav aria-label="Filtrar por situação" className="flex flex-wrap gap-2 text-sm">
-          {FILTERS.map((candidate) => (
-            <Link
-              key={candidate ?? "all"}
-              href={(candidate ? `/sales?status=${candidate}` : "/sales") as Route}
-              aria-current={candidate === filter ? "page" : undefined}
-              className="rounded-full border border-slate-300 px-3 py-1 text-slate-700 hover:border-brand-600 aria-[current=page]:border-brand-700 aria-[current=page]:bg-brand-700 aria-[current=page]:text-white"
-            >
-              {candidate ? STATUS_LABELS[candidate] : "Todas"}
-            </Link>
-          ))}
-        </nav>
+        <a
+          href={`/sales/export${historyQuery(filter)}`}
+          download
+          className="text-sm font-medium text-brand-700 underline hover:text-brand-800"
+        >
+          Exportar CSV
+        </a>
       </div>
+      <nav aria-label="Filtrar por situação" className="flex flex-wrap gap-2 text-sm">
+        {[undefined, ...STATUS_FILTERS].map((status) => (
+          <Link
+            key={status ?? "all"}
+            href={`/sales${historyQuery({ status })}` as Route}
+            aria-current={status === filter.status ? "page" : undefined}
+            className="rounded-full border border-slate-300 px-3 py-1 text-slate-700 hover:border-brand-600 aria-[current=page]:border-brand-700 aria-[current=page]:bg-brand-700 aria-[current=page]:text-white"
+          >
+            {status ? STATUS_LABELS[status] : "Todas"}
+          </Link>
+        ))}
+      </nav>
       {sales.length === 0 ? (
         <p className="rounded-lg border border-slate-200 bg-white p-6 text-slate-600">
           Nenhuma venda por aqui.
@@ -58,16 +73,17 @@ export default async function SalesPage({ searchParams }: PageProps<"/sales">) {
                 <tr key={sale.submissionId}>
                   <td className="px-4 py-2 whitespace-nowrap">
                     <Link href={`/sales/${sale.submissionId}` as Route} className="text-brand-700 underline">
-                      {formatDateTime(sale.createdAt)}
+                      {formatDateTime(sale.createdAt, timeZone, "minutes")}
                     </Link>
                   </td>
+                  <td className="px-4 py-2" data-status={sale.status}>
+                    <StatusBadge status={sale.status} />
+                  </td>
+                  <td className="px-4 py-2 font-mono whitespace-nowrap">{sale.protocol}</td>
                   <td className="px-4 py-2">{sale.customerName}</td>
                   <td className="px-4 py-2 font-mono whitespace-nowrap">{sale.maskedCpf}</td>
                   <td className="px-4 py-2">{sale.planName}</td>
                   {supervisor ? <td className="px-4 py-2">{sale.agentName}</td> : null}
-                  <td className="px-4 py-2" data-status={sale.status}>
-                    {STATUS_LABELS[sale.status]}
-                  </td>
                 </tr>
               ))}
             </tbody>

@@ -1,10 +1,11 @@
 import "server-only";
-import { and, desc, eq, lt, notInArray, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, lt, notInArray, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { PartnerSaleField, PartnerSaleRequestBody } from "@/lib/partner-api/types";
+import { newProtocol } from "@/lib/sales/protocol";
 import type { Database } from "../connection";
 import { prepared } from "../prepared";
-import { agents, sales, type Sale, type SaleStatus } from "../schema";
+import { agents, sales, type Sale, type SaleResolution, type SaleStatus } from "../schema";
 
 export type Claim = { claimed: true; sale: Sale } | { claimed: false; sale: Sale };
 
@@ -15,12 +16,15 @@ export type Claim = { claimed: true; sale: Sale } | { claimed: false; sale: Sale
 export async function claimSubmission(
   db: Database,
   input: { submissionId: string; agentId: string; request: PartnerSaleRequestBody },
+  /** Where a new row's protocol comes from (a test may force a collision). */
+  drawProtocol: () => string = newProtocol,
 ): Promise<Claim> {
   const insert = prepared(db, "claim_submission", (db, statementName) =>
     db
       .insert(sales)
       .values({
         submissionId: sql.placeholder("submissionId"),
+        protocol: sql.placeholder("protocol"),
         agentId: sql.placeholder("agentId"),
         request: sql.placeholder("request"),
       })
@@ -28,7 +32,9 @@ export async function claimSubmission(
       .returning()
       .prepare(statementName),
   );
-  const [inserted] = await insert.execute(input);
+  const [inserted] = await insertWithFreshProtocol(() =>
+    insert.execute({ ...input, protocol: drawProtocol() }),
+  );
   if (inserted) return { claimed: true, sale: inserted };
 
   const [retried] = await db
@@ -56,6 +62,29 @@ export async function claimSubmission(
   const [existing] = await db.select().from(sales).where(eq(sales.submissionId, input.submissionId)).limit(1);
   if (!existing) throw new Error("A submission vanished between its insert and its read.");
   return { claimed: false, sale: existing };
+}
+
+/**
+ * Two sales drawing the same protocol (one chance in 3.5·10¹³ per pair) is settled by drawing again: the unique
+ * index refuses the second, and only that refusal is retried.
+ */
+async function insertWithFreshProtocol<T>(insert: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await insert();
+    } catch (error) {
+      if (attempt >= 3 || !isViolationOf(error, "sales_protocol_key")) throw error;
+    }
+  }
+}
+
+function isViolationOf(error: unknown, constraint: string): boolean {
+  // node-postgres and PGlite both put the server's fields on the error; Drizzle may wrap it as `cause`.
+  for (let current = error; current instanceof Error; current = current.cause) {
+    const fields = current as Error & { code?: unknown; constraint?: unknown };
+    if (fields.code === "23505" && fields.constraint === constraint) return true;
+  }
+  return false;
 }
 
 export interface RecordedOutcome {
@@ -136,35 +165,90 @@ export async function markStalePendingUnknown(
   return stale.length;
 }
 
+/**
+ * The customer's latest sale of this plan here that the provider may hold (accepted, or sent with no answer yet
+ * or none known), other than `exceptSubmissionId` (the sale being sent, which may be a replay).
+ */
+export async function findHeldSaleOf(
+  db: Database,
+  input: { customerDocument: string; planId: string; exceptSubmissionId: string },
+): Promise<Pick<Sale, "protocol" | "createdAt" | "status"> | undefined> {
+  const find = prepared(db, "find_held_sale_of", (db, statementName) =>
+    db
+      .select({ protocol: sales.protocol, createdAt: sales.createdAt, status: sales.status })
+      .from(sales)
+      .where(
+        and(
+          sql`${sales.request} ->> 'customerDocument' = ${sql.placeholder("customerDocument")}`,
+          sql`lower(${sales.request} ->> 'planId') = lower(${sql.placeholder("planId")})`,
+          inArray(sales.status, ["accepted", "unknown", "pending"]),
+          sql`${sales.submissionId} <> ${sql.placeholder("exceptSubmissionId")}`,
+        ),
+      )
+      .orderBy(desc(sales.createdAt))
+      .limit(1)
+      .prepare(statementName),
+  );
+  const [sale] = await find.execute(input);
+  return sale;
+}
+
 export interface SaleListRow {
   submissionId: string;
+  protocol: string;
   status: SaleStatus;
   request: PartnerSaleRequestBody;
   agentName: string;
   createdAt: Date;
+  upstreamMessage: string | null;
+  resolverName: string | null;
+  resolvedAt: Date | null;
 }
 
-/** Most recent first; `agentId` limits the list to one agent's own sales. */
+export interface SaleListFilter {
+  /** Only this agent's own sales. */
+  agentId?: string;
+  status?: SaleStatus;
+}
+
+/**
+ * Most recent first, `limit` at a time: `after` (the last submissionId of the previous page) continues the list.
+ * The database reads the cursor row's own creation time, so a page boundary never falls between two sales created
+ * within the same millisecond (timestamps keep microseconds; a JavaScript Date would not).
+ */
 export function listSales(
   db: Database,
-  filter: { agentId?: string; status?: SaleStatus; limit: number },
+  filter: SaleListFilter & { limit: number; after?: string },
 ): Promise<SaleListRow[]> {
+  const resolver = alias(agents, "resolver");
+  const cursor = alias(sales, "cursor");
   const conditions = [
     filter.agentId ? eq(sales.agentId, filter.agentId) : undefined,
     filter.status ? eq(sales.status, filter.status) : undefined,
+    filter.after
+      ? sql`(${sales.createdAt}, ${sales.submissionId}) < (${db
+          .select({ createdAt: cursor.createdAt, submissionId: cursor.submissionId })
+          .from(cursor)
+          .where(eq(cursor.submissionId, filter.after))})`
+      : undefined,
   ].filter((condition) => condition !== undefined);
   return db
     .select({
       submissionId: sales.submissionId,
+      protocol: sales.protocol,
       status: sales.status,
       request: sales.request,
       agentName: agents.name,
       createdAt: sales.createdAt,
+      upstreamMessage: sales.upstreamMessage,
+      resolverName: resolver.name,
+      resolvedAt: sales.resolvedAt,
     })
     .from(sales)
     .innerJoin(agents, eq(agents.id, sales.agentId))
+    .leftJoin(resolver, eq(resolver.id, sales.resolvedBy))
     .where(and(...conditions))
-    .orderBy(desc(sales.createdAt))
+    .orderBy(desc(sales.createdAt), desc(sales.submissionId))
     .limit(filter.limit);
 }
 
@@ -183,21 +267,20 @@ export async function findSale(
   return row ? { ...row.sale, agentName: row.agentName, resolverName: row.resolverName } : undefined;
 }
 
-export type Resolution = "registered" | "not-registered";
-
 /**
  * A supervisor settles an `unknown` sale after asking the provider: registered → accepted; not registered →
- * failed (nothing to duplicate, so it may be sold again). Only `unknown` rows move; returns undefined otherwise.
+ * failed (nothing to duplicate, so it may be sold again). What the provider answered stays in `outcomeDetail`;
+ * the settlement is `resolution`, by whom and when. Only `unknown` rows move; returns undefined otherwise.
  */
 export async function resolveUnknownSale(
   db: Database,
-  input: { submissionId: string; supervisorId: string; resolution: Resolution },
+  input: { submissionId: string; supervisorId: string; resolution: SaleResolution },
 ): Promise<Sale | undefined> {
   const [sale] = await db
     .update(sales)
     .set({
       status: input.resolution === "registered" ? "accepted" : "failed",
-      outcomeDetail: input.resolution === "registered" ? "confirmed-registered" : "confirmed-not-registered",
+      resolution: input.resolution,
       resolvedBy: input.supervisorId,
       resolvedAt: sql`now()`,
       updatedAt: sql`now()`,

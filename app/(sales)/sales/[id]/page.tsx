@@ -1,30 +1,49 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { getVisibleSale } from "@/lib/dal/sales";
-import { resolveSaleAction } from "../../actions";
-import { requireAgent } from "@/lib/dal/session";
-import { formatCpf, formatDateTime, formatIsoDate, formatPhone, STATUS_LABELS } from "@/lib/format";
+import { StatusBadge } from "../_components/status-badge";
+import { ProviderAnswer } from "./_components/provider-answer";
+import { SaleTimeline } from "./_components/sale-timeline";
+import { SentData } from "./_components/sent-data";
+import { SettlePanel } from "./_components/settle-panel";
+import { SettledNotice } from "./_components/settled-notice";
+import { TechnicalDetails } from "./_components/technical-details";
+import { appTimeZone, getVisibleSale, type SaleDetail } from "@/lib/dal/sales";
+import { requireAgent, verifySession } from "@/lib/dal/session";
+import { formatDateTime, saleTitle } from "@/lib/format";
+import { isSaleResolution, SETTLEMENT_WORDS } from "@/lib/sales/settlement";
 
-export const metadata: Metadata = { title: "Venda" };
+type SearchParams = Awaited<PageProps<"/sales/[id]">["searchParams"]>;
 
-export default async function SalePage({ params }: PageProps<"/sales/[id]">) {
+/** `?settle=registered`: the confirmation step, for a sale the viewer may still settle. */
+function settleStep(query: SearchParams, sale: SaleDetail) {
+  return sale.canResolve && isSaleResolution(query.settle) ? query.settle : null;
+}
+
+export async function generateMetadata({
+  params,
+  searchParams,
+}: PageProps<"/sales/[id]">): Promise<Metadata> {
+  const agent = await verifySession();
+  const sale = agent ? await getVisibleSale(agent, (await params).id) : null;
+  if (!sale) return { title: "Venda" };
+  // A new title is what Next.js announces after a navigation: the step, or the sale as it now stands.
+  const step = settleStep(await searchParams, sale);
+  return {
+    title: step
+      ? `Confirmar: ${SETTLEMENT_WORDS[step].choice.toLowerCase()}`
+      : `${saleTitle(sale.status)} · ${sale.protocol}`,
+  };
+}
+
+export default async function SalePage({ params, searchParams }: PageProps<"/sales/[id]">) {
   const { id } = await params;
   const agent = await requireAgent(`/sales/${id}`);
   const sale = await getVisibleSale(agent, id);
   if (!sale) notFound();
-  const { request } = sale;
-
-  const sent: [string, string][] = [
-    ["CPF", formatCpf(request.customerDocument)],
-    ["Nome completo", request.customerName],
-    ["E-mail", request.customerEmail],
-    ["Telefone", formatPhone(request.customerPhone)],
-    ["Plano", sale.planName],
-    ["Data de nascimento", request.birthDate ? formatIsoDate(request.birthDate) : "—"],
-    ["ID do cliente no parceiro", request.externalId ?? "—"],
-    ["Origem (partnerSource)", request.partnerSource ?? "—"],
-  ];
+  const query = await searchParams;
+  const settled = query.settled === "now" || query.settled === "earlier" ? query.settled : null;
+  const timeZone = appTimeZone();
 
   return (
     <section aria-labelledby="sale-title" className="space-y-6">
@@ -34,95 +53,40 @@ export default async function SalePage({ params }: PageProps<"/sales/[id]">) {
         </Link>
       </p>
       <h1 id="sale-title" className="text-2xl font-semibold">
-        Venda {STATUS_LABELS[sale.status].toLowerCase()}
+        {saleTitle(sale.status)}
       </h1>
-      <div className="grid gap-6 md:grid-cols-2">
-        <div className="rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
-          <h2 className="font-medium">Dados enviados</h2>
-          <dl className="mt-3 space-y-2 text-sm">
-            {sent.map(([label, value]) => (
-              <div key={label}>
-                <dt className="text-slate-500">{label}</dt>
-                <dd className="break-words">{value}</dd>
-              </div>
-            ))}
-          </dl>
+      {settled ? <SettledNotice sale={sale} settled={settled} timeZone={timeZone} /> : null}
+      <dl className="flex flex-wrap items-end gap-x-8 gap-y-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
+        <div>
+          <dt className="text-sm text-slate-500">Protocolo</dt>
+          <dd className="font-mono text-2xl font-semibold tracking-wider">{sale.protocol}</dd>
         </div>
+        <div>
+          <dt className="text-sm text-slate-500">Situação</dt>
+          <dd>
+            <StatusBadge status={sale.status} />
+          </dd>
+        </div>
+        <div>
+          <dt className="text-sm text-slate-500">Agente</dt>
+          <dd>{sale.agentName}</dd>
+        </div>
+        <div>
+          <dt className="text-sm text-slate-500">Enviada em</dt>
+          <dd>{formatDateTime(sale.createdAt, timeZone)}</dd>
+        </div>
+      </dl>
+      {sale.canResolve ? (
+        <SettlePanel sale={sale} step={settleStep(query, sale)} timeZone={timeZone} />
+      ) : null}
+      <div className="grid gap-6 md:grid-cols-2">
+        <SentData sale={sale} />
         <div className="space-y-6">
-          <div className="rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
-            <h2 className="font-medium">Linha do tempo</h2>
-            <ol className="mt-3 space-y-2 text-sm">
-              <li>
-                {formatDateTime(sale.createdAt)} — registrada por {sale.agentName} e enviada ao fornecedor
-                {sale.attempts > 1 ? ` (${sale.attempts} tentativas)` : ""}
-              </li>
-              {sale.resolvedAt ? (
-                <li>
-                  {formatDateTime(sale.resolvedAt)} — {STATUS_LABELS[sale.status]}: confirmado por{" "}
-                  {sale.resolvedBy} com o fornecedor
-                </li>
-              ) : null}
-              {sale.completedAt ? (
-                <li>
-                  {formatDateTime(sale.completedAt)} — {STATUS_LABELS[sale.status]}
-                </li>
-              ) : (
-                <li>Aguardando a resposta do fornecedor</li>
-              )}
-            </ol>
-          </div>
-          {sale.canResolve ? (
-            <form action={resolveSaleAction} className="rounded-lg border border-amber-300 bg-amber-50 p-6">
-              <h2 className="font-medium">Confirmar com o fornecedor</h2>
-              <p className="mt-1 text-sm text-slate-700">
-                Consulte o fornecedor pelo protocolo abaixo e registre o que ele informar.
-              </p>
-              <input type="hidden" name="submissionId" value={sale.submissionId} />
-              <div className="mt-3 flex flex-wrap gap-3">
-                <button
-                  type="submit"
-                  name="resolution"
-                  value="registered"
-                  className="rounded-md bg-brand-700 px-4 py-2 text-sm font-medium text-white hover:bg-brand-800"
-                >
-                  A venda foi registrada
-                </button>
-                <button
-                  type="submit"
-                  name="resolution"
-                  value="not-registered"
-                  className="rounded-md border border-slate-400 bg-white px-4 py-2 text-sm font-medium text-slate-800 hover:bg-slate-100"
-                >
-                  A venda não foi registrada
-                </button>
-              </div>
-            </form>
-          ) : null}
-          <div className="rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
-            <h2 className="font-medium">Resposta do fornecedor</h2>
-            <dl className="mt-3 space-y-2 text-sm">
-              <div>
-                <dt className="text-slate-500">HTTP</dt>
-                <dd>{sale.upstreamStatus ?? "sem resposta"}</dd>
-              </div>
-              <div>
-                <dt className="text-slate-500">Mensagem</dt>
-                <dd>{sale.upstreamMessage ?? "—"}</dd>
-              </div>
-              {sale.outcomeDetail ? (
-                <div>
-                  <dt className="text-slate-500">Detalhe</dt>
-                  <dd className="font-mono">{sale.outcomeDetail}</dd>
-                </div>
-              ) : null}
-              <div>
-                <dt className="text-slate-500">Protocolo (submissionId)</dt>
-                <dd className="font-mono break-all">{sale.submissionId}</dd>
-              </div>
-            </dl>
-          </div>
+          <ProviderAnswer sale={sale} />
+          <SaleTimeline sale={sale} timeZone={timeZone} />
         </div>
       </div>
+      {agent.role === "supervisor" ? <TechnicalDetails sale={sale} /> : null}
     </section>
   );
 }

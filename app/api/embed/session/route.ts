@@ -2,6 +2,7 @@ import { decodeJwt } from "jose";
 import { CredentialsSignin } from "next-auth";
 import { signIn } from "@/auth";
 import type { EmbedTokenProblem } from "@/lib/auth/embed-token";
+import { sessionNamedByToken } from "@/lib/dal/embed";
 import type { RequestErrorCode } from "@/lib/errors";
 import { errorResponse, noStoreJson } from "@/lib/http/json";
 import { BODY_LIMITS, readJsonObject } from "@/lib/http/read-body";
@@ -20,6 +21,22 @@ const TOKEN_ERRORS: Record<EmbedTokenProblem | "sso-off", RequestErrorCode> = {
   "sso-off": "token_sign_in_off",
 };
 
+type SignInProblem = keyof typeof TOKEN_ERRORS;
+
+/** Null when the token signed the agent in; else why not ("failed": not the token's fault, and logged). */
+async function signInProblem(token: string): Promise<SignInProblem | "failed" | null> {
+  try {
+    await signIn("embed-token", { token, redirect: false });
+    return null;
+  } catch (error) {
+    const problem =
+      error instanceof CredentialsSignin && error.code.startsWith("embed:") && error.code.slice(6);
+    if (problem && problem in TOKEN_ERRORS) return problem as SignInProblem;
+    log.error("auth.embed_session_failed", { error });
+    return "failed";
+  }
+}
+
 /**
  * Starts the agent's session from a partner portal's signed token (checked by the "embed-token" provider in
  * auth.ts). Called by /embed with fetch rather than a server action, so the token leaves the address at once.
@@ -30,15 +47,23 @@ export async function POST(request: Request) {
   if (!body.ok) return errorResponse(body.code);
   const { token } = body.value;
   if (typeof token !== "string" || !token) return errorResponse("token_invalid");
-  try {
-    await signIn("embed-token", { token, redirect: false });
-  } catch (error) {
-    const problem =
-      error instanceof CredentialsSignin && error.code.startsWith("embed:") && error.code.slice(6);
-    if (problem && problem in TOKEN_ERRORS) return errorResponse(TOKEN_ERRORS[problem as EmbedTokenProblem]);
-    log.error("auth.embed_session_failed", { error });
-    return errorResponse("service_unavailable");
+  const problem = await signInProblem(token);
+  // Verified by the sign-in; only the prefill claim is read here.
+  if (!problem) return noStoreJson(200, { prefill: pickSaleFields(decodeJwt(token).prefill) });
+  if (problem === "failed") return errorResponse("service_unavailable");
+  // A portal page reloaded with the token it already used (or kept past its 5 minutes) while the frame's session
+  // is still that agent's: the frame goes on with that session. Any other session, or none, gets the refusal.
+  if (problem === "replayed" || problem === "expired") {
+    try {
+      const session = await sessionNamedByToken(token);
+      if (session) {
+        log.info("auth.embed_session_continued", { agentId: session.agentId, reason: problem });
+        return noStoreJson(200, { prefill: session.prefill });
+      }
+    } catch (error) {
+      log.error("auth.embed_session_failed", { error });
+      return errorResponse("service_unavailable");
+    }
   }
-  // Verified by the sign-in above; only the prefill claim is read here.
-  return noStoreJson(200, { prefill: pickSaleFields(decodeJwt(token).prefill) });
+  return errorResponse(TOKEN_ERRORS[problem]);
 }

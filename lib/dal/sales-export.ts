@@ -1,0 +1,60 @@
+import "server-only";
+import { isoDateIn, STATUS_LABELS } from "@/lib/format";
+import { log } from "@/lib/log";
+import type { HistoryFilter } from "@/lib/sales/history-filter";
+import { csvStream, SALES_CSV_HEADER, salesCsvRecord } from "@/lib/sales/sales-csv";
+import { appTimeZone, visibleSaleBatches } from "./sales";
+import type { SessionAgent } from "./session";
+
+/** "vendas-a-confirmar-2026-04-03.csv": what it holds and the day it was taken, in the app's time zone. */
+function exportFileName(filter: HistoryFilter, now: Date, timeZone: string): string {
+  const status = filter.status
+    ? `-${STATUS_LABELS[filter.status]
+        .normalize("NFD")
+        .replace(/\p{M}/gu, "")
+        .toLowerCase()
+        .replace(/\s+/g, "-")}`
+    : "";
+  return `vendas${status}-${isoDateIn(now, timeZone)}.csv`;
+}
+
+/**
+ * The history under `filter` as a CSV stream (agents: their own sales; supervisors: everyone's), read from the
+ * database a batch at a time as the client downloads it. One log line when it ends: counts, never customer data.
+ */
+export function exportVisibleSales(
+  agent: SessionAgent,
+  filter: HistoryFilter,
+): { fileName: string; body: ReadableStream<Uint8Array> } {
+  const timeZone = appTimeZone();
+  const startedAt = Date.now();
+
+  async function* records(): AsyncGenerator<string[][]> {
+    let rows = 0;
+    let completed = false;
+    try {
+      for await (const batch of visibleSaleBatches(agent, filter)) {
+        rows += batch.length;
+        yield batch.map((sale) => salesCsvRecord(sale, timeZone));
+      }
+      completed = true;
+    } catch (error) {
+      log.error("sales.export_failed", { agentId: agent.id, error });
+      throw error;
+    } finally {
+      log.info("sales.exported", {
+        agentId: agent.id,
+        scope: agent.role === "supervisor" ? "all" : "own",
+        status: filter.status ?? null,
+        rows,
+        completed,
+        durationMs: Date.now() - startedAt,
+      });
+    }
+  }
+
+  return {
+    fileName: exportFileName(filter, new Date(startedAt), timeZone),
+    body: csvStream(SALES_CSV_HEADER, records()),
+  };
+}

@@ -1,0 +1,37 @@
+import type { Plan } from "@/lib/config/plans";
+
+/** A plan as the form's select shows it. */
+export interface PlanOption {
+  id: string;
+  name: string;
+  /** What the option reads: the distinctive part of the name first (type-ahead finds it), price, description. */
+  label: string;
+  /** Price and description, for the field's hint once the plan is chosen. */
+  summary: string;
+}
+
+const price = new Intl.NumberFormat("pt-BR", { style: "currency", currency: "BRL" });
+
+/**
+ * The words every plan's name starts with ("Plano Essencial", "Plano Família"): the field's label already says
+ * them, and a select's type-ahead matches only the start of an option, so with them no letter picks a plan.
+ */
+function sharedLeadingWords(names: readonly string[]): string {
+  if (names.length < 2) return "";
+  const split = names.map((name) => name.split(/\s+/));
+  let shared = 0;
+  while (split.every((words) => words.length > shared + 1 && words[shared] === split[0]![shared]))
+    shared += 1;
+  return split[0]!.slice(0, shared).join(" ");
+}
+
+export function planOptions(plans: readonly Plan[]): PlanOption[] {
+  const prefix = sharedLeadingWords(plans.map((plan) => plan.name));
+  return plans.map((plan) => {
+    const name = prefix ? plan.name.slice(prefix.length).trim() : plan.name;
+    const summary = [plan.price === undefined ? null : price.format(plan.price), plan.description || null]
+      .filter(Boolean)
+      .join(" — ");
+    return { id: plan.id, name: plan.name, label: summary ? `${name} — ${summary}` : name, summary };
+  });
+}

@@ -1,0 +1,38 @@
+import { providerAnswerSummary, type AnswerFacts } from "./provider-answer";
+import { SETTLEMENT_WORDS } from "./settlement";
+
+export interface TimelineFacts extends AnswerFacts {
+  agentName: string;
+  attempts: number;
+  createdAt: Date;
+  resolverName: string | null;
+}
+
+export interface TimelineEntry {
+  kind: "sent" | "answer" | "settlement";
+  /** Null while the provider's answer is awaited: that entry comes last. */
+  at: Date | null;
+  text: string;
+}
+
+/**
+ * What happened to a sale, oldest first: the agent sent it, the provider answered (or did not), a supervisor
+ * confirmed with the provider. The answer and the confirmation are separate entries, each at its own time.
+ */
+export function saleTimeline(facts: TimelineFacts, timeoutMs: number): TimelineEntry[] {
+  const attempts = facts.attempts > 1 ? ` (${facts.attempts} tentativas)` : "";
+  const entries: TimelineEntry[] = [
+    { kind: "sent", at: facts.createdAt, text: `Enviada ao fornecedor por ${facts.agentName}${attempts}.` },
+    { kind: "answer", at: facts.completedAt, text: providerAnswerSummary(facts, timeoutMs) },
+  ];
+  if (facts.resolution && facts.resolvedAt) {
+    const words = SETTLEMENT_WORDS[facts.resolution];
+    entries.push({
+      kind: "settlement",
+      at: facts.resolvedAt,
+      text: `Conferida por ${facts.resolverName ?? "um supervisor"}: ${words.finding}; ${words.outcome}.`,
+    });
+  }
+  const time = (entry: TimelineEntry) => entry.at?.getTime() ?? Number.POSITIVE_INFINITY;
+  return entries.sort((a, b) => time(a) - time(b));
+}
