@@ -194,7 +194,8 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
   },
   session_missing: {
     status: 401,
-    message: "Você não está conectado. Abra a venda novamente pelo portal ou entre com seu e-mail e senha.",
+    message:
+      "Você não está conectado. Abra a venda novamente pelo portal ou entre pela página de entrada do Partner Sales.",
   },
   session_cookie_blocked: {
     status: 401,
