@@ -27,6 +27,9 @@ describe("roleFromClaims", () => {
     const keycloak = { roleClaim: "realm_access.roles", supervisorValues: ["supervisor"] };
     expect(roleFromClaims({ realm_access: { roles: ["supervisor"] } }, keycloak)).toBe("supervisor");
     expect(roleFromClaims({ realm_access: ["supervisor"] }, keycloak)).toBe("agent");
+    // Own properties only: nothing inherited is a claim.
+    expect(roleFromClaims({}, { roleClaim: "constructor.name", supervisorValues: ["Object"] })).toBe("agent");
+    expect(roleFromClaims({}, { roleClaim: "toString", supervisorValues: ["supervisor"] })).toBe("agent");
     const namespaced = { roleClaim: "https://parceira.example/roles", supervisorValues: ["supervisor"] };
     expect(roleFromClaims({ "https://parceira.example/roles": ["supervisor"] }, namespaced)).toBe(
       "supervisor",
@@ -60,9 +63,27 @@ describe("personFromClaims", () => {
     const base = { iss: "https://idp.example", sub: "42" };
     expect(personFromClaims({ ...base, email_verified: true })?.emailVerified).toBe(true);
     expect(personFromClaims({ ...base, email_verified: "true" })?.emailVerified).toBeUndefined();
-    // Entra ID: no email_verified, but its optional xms_edov claim.
-    expect(personFromClaims({ ...base, xms_edov: true })?.emailVerified).toBe(true);
-    expect(personFromClaims({ ...base, email_verified: false, xms_edov: true })?.emailVerified).toBe(false);
+    // Entra ID: no email_verified, but its optional xms_edov claim; from another IdP it says nothing.
+    const entra = {
+      iss: "https://login.microsoftonline.com/9188040d-6c67-4c5b-b112-36a304b66dad/v2.0",
+      sub: "42",
+    };
+    expect(personFromClaims({ ...entra, xms_edov: true })?.emailVerified).toBe(true);
+    expect(personFromClaims({ ...entra, email_verified: false, xms_edov: true })?.emailVerified).toBe(false);
+    expect(personFromClaims({ ...base, xms_edov: true })?.emailVerified).toBeUndefined();
+  });
+
+  it("checks the e-mail before lower-casing it: the Kelvin sign does not become someone's k", () => {
+    const base = { iss: "https://idp.example", sub: "42", email_verified: true };
+    expect(personFromClaims({ ...base, email: "\u212Aatia@parceira.example" })?.email).toBeUndefined();
+    expect(personFromClaims({ ...base, email: "KATIA@parceira.example" })?.email).toBe(
+      "katia@parceira.example",
+    );
+  });
+
+  it("drops direction overrides and zero-width characters from the name", () => {
+    const base = { iss: "https://idp.example", sub: "42" };
+    expect(personFromClaims({ ...base, name: "Ana\u202E\u200BLima" })?.name).toBe("AnaLima");
   });
 
   it("is null without an issuer and a subject", () => {

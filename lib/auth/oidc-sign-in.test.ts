@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OidcConfig } from "@/lib/config/oidc";
 import type { DatabaseHandle } from "@/lib/db/connection";
-import { insertAgent, setAgentDisabled } from "@/lib/db/queries/agents";
+import { findAgentByEmail, insertAgent, setAgentDisabled } from "@/lib/db/queries/agents";
 import { findAgentByOidcIdentity } from "@/lib/db/queries/oidc-identities";
 import { testDatabases } from "@/test/databases";
 import { signInWithOidc } from "./oidc-sign-in";
@@ -131,6 +131,21 @@ describe.each(testDatabases)("OIDC sign-in on $name", ({ open }) => {
       ok: false,
       refusal: "oidc_email_missing",
     });
+    // An IdP that does not say is not taken at its word on the domain either.
+    const { email_verified: _, ...unsaid } = person({ email: "caio@parceira.example" });
+    expect(await signIn(unsaid, domains)).toEqual({ ok: false, refusal: "oidc_email_unverified" });
+  });
+
+  it("creates an agent on a verified e-mail only: an unverified one is nobody's to take", async () => {
+    const claims = person({ email: "dora@parceira.example" });
+    expect(await signIn({ ...claims, email_verified: false })).toEqual({
+      ok: false,
+      refusal: "oidc_email_unverified",
+    });
+    const { email_verified: _, ...unsaid } = claims;
+    expect(await signIn(unsaid)).toEqual({ ok: false, refusal: "oidc_email_unverified" });
+    expect(await findAgentByEmail(handle.db, claims.email)).toBeUndefined();
+    expect(await signIn(claims)).toMatchObject({ ok: true, outcome: "created" });
   });
 
   it("refuses a token that names nobody storable", async () => {

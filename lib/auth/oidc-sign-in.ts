@@ -26,7 +26,7 @@ const refuse = (refusal: OidcRefusal): OidcSignIn => ({ ok: false, refusal });
 /**
  * The IdP says who someone is; this decides whether, and as whom, they enter. By (`iss`, `sub`) first; else an
  * agent with the same e-mail, linked only when the IdP says the e-mail is verified; else a new agent when
- * OIDC_AUTO_CREATE allows. The allowed domains are checked at every sign-in, the role re-read from the claim, and a
+ * OIDC_AUTO_CREATE allows, again on a verified e-mail only. The allowed domains are checked at every sign-in, the role re-read from the claim, and a
  * disabled agent stays out whatever the IdP says.
  */
 export async function signInWithOidc(
@@ -41,8 +41,8 @@ export async function signInWithOidc(
 
   if (config.allowedEmailDomains.length > 0) {
     if (!person.email) return refuse("oidc_email_missing");
-    // An address the IdP itself marks unverified proves nothing about the domain.
-    if (person.emailVerified === false) return refuse("oidc_email_unverified");
+    // An address the IdP does not vouch for proves nothing about the domain.
+    if (person.emailVerified !== true) return refuse("oidc_email_unverified");
     if (!emailDomainAllowed(person.email, config.allowedEmailDomains)) return refuse("oidc_domain_refused");
   }
 
@@ -71,6 +71,9 @@ export async function signInWithOidc(
   }
 
   if (!config.autoCreate) return refuse("oidc_not_registered");
+  // A new agent keeps the e-mail for good (history, export, the operator's CLI): not one the IdP does not vouch for,
+  // or an unverified colleague's address would be taken before its owner first signs in.
+  if (person.emailVerified !== true) return refuse("oidc_email_unverified");
   const created = await createAgentWithOidcIdentity(db, {
     identity,
     email: person.email,
