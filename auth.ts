@@ -3,6 +3,7 @@ import Credentials from "next-auth/providers/credentials";
 import { signInWithEmbedToken } from "@/lib/auth/embed-token";
 import { noteAuthError } from "@/lib/auth/oidc-attempt";
 import { OIDC_PROVIDER_ID, oidcProviders } from "@/lib/auth/oidc-provider";
+import { hasClaim } from "@/lib/auth/oidc-claims";
 import { signInWithOidc } from "@/lib/auth/oidc-sign-in";
 import { resolveAuthSecret } from "@/lib/auth/secret";
 import { authCookies } from "@/lib/auth/session-cookie";
@@ -129,7 +130,13 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
         return signInErrorPath(result.refusal);
       }
       const { agent } = result;
-      log.info("auth.oidc_sign_in", { agentId: agent.id, outcome: result.outcome, role: agent.role });
+      log.info("auth.oidc_sign_in", {
+        agentId: agent.id,
+        outcome: result.outcome,
+        role: agent.role,
+        // A role claim the token does not carry makes everyone an agent: the operator sees why here.
+        ...(oidc.roleClaim ? { roleClaimPresent: hasClaim(profile, oidc.roleClaim) } : {}),
+      });
       // Without a database adapter Auth.js hands this same object to the jwt callback: from here on it is the agent.
       Object.assign(user, { id: agent.id, name: agent.name, email: agent.email, role: agent.role });
       return true;

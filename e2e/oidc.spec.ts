@@ -180,6 +180,7 @@ test.describe("with passwords and OIDC", () => {
     await signInThroughIdp(supervisor, IDP_USERS.supervisor);
     await expect(supervisor.getByRole("heading", { level: 1, name: "Nova venda" })).toBeVisible();
     expect((await sessionOf(supervisor.request)).user.role).toBe("supervisor");
+    expect(app.log()).toContain('"outcome":"created","role":"supervisor","roleClaimPresent":true');
     await supervisor.goto("/sales");
     await expect(supervisor.getByRole("columnheader", { name: "Agente" })).toBeVisible();
     await expect(supervisor.getByRole("cell", { name: IDP_USERS.agent.name }).first()).toBeVisible();

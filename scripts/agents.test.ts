@@ -151,11 +151,23 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
     expect(both.status).toBe(2);
   });
 
-  it("unlinks an agent's IdP identity", async () => {
+  it("unlinks an agent's IdP identity and ends the sessions it opened", async () => {
     const agent = await findAgentByEmail(handle.db, "sso@example.com");
     await linkOidcIdentity(handle.db, { issuer: "https://idp.example", subject: "42" }, agent!.id);
+    const now = new Date();
+    const limits = { idleMs: 3_600_000, absoluteMs: 43_200_000 };
+    const session = await openSession(handle.db, {
+      agentId: agent!.id,
+      method: "oidc",
+      userAgent: null,
+      now,
+      limits,
+    });
     const unlinked = await agentsCli(["unlink-idp", "--email", "sso@example.com"], env);
-    expect(unlinked.stdout).toContain("Unlinked sso@example.com");
+    expect(unlinked.stdout).toContain("Unlinked sso@example.com from its IdP identity and ended 1 session;");
+    expect(
+      await findSessionAgent(handle.db, { agentId: agent!.id, sessionId: session, now, limits }),
+    ).toBeUndefined();
     expect(
       await findAgentByOidcIdentity(handle.db, { issuer: "https://idp.example", subject: "42" }),
     ).toBeUndefined();

@@ -158,9 +158,10 @@ async function run(
     case "unlink-idp": {
       const agent = await agentByEmail(await db(), requireEmail(values.email));
       const unlinked = await unlinkOidcIdentities(await db(), agent.id);
-      return unlinked
-        ? `Unlinked ${agent.email} from its IdP identity; the next sign-in through the IdP links it by e-mail.`
-        : `${agent.email} has no IdP identity.`;
+      if (!unlinked) return `${agent.email} has no IdP identity.`;
+      // Whoever held the old IdP account is out too, not only at their next sign-in.
+      const ended = await endAgentSessions(await db(), agent.id, new Date());
+      return `Unlinked ${agent.email} from its IdP identity and ended ${ended} session${ended === 1 ? "" : "s"}; the next sign-in through the IdP links it by e-mail.`;
     }
     default:
       throw new UsageError(command ? `Unknown command "${command}".` : "Missing command.");

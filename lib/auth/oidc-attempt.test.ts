@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { log } from "@/lib/log";
-import { diagnose, idpFetch, noteAuthError, withOidcAttempt } from "./oidc-attempt";
+import { callbackWithoutState, diagnose, idpFetch, noteAuthError, withOidcAttempt } from "./oidc-attempt";
 
 /** An error as Auth.js throws it: a `type`, and the error it wraps in `cause.err`. */
 function authError(type: string, cause?: Record<string, unknown>): Error {
@@ -131,5 +131,53 @@ describe("withOidcAttempt", () => {
 
     const refused = await withOidcAttempt("start", () => idpFetch(`http://127.0.0.1:${port}/`));
     expect(refused).toEqual({ ok: false, failure: "oidc_unreachable" });
+  });
+
+  it("sends nothing to an IdP address that is not https (loopback aside)", async () => {
+    vi.spyOn(log, "warn").mockImplementation(() => {});
+    const sent = vi.spyOn(globalThis, "fetch");
+    const insecure = await withOidcAttempt("callback", () =>
+      idpFetch("http://login.parceira.example/token", { method: "POST", body: "code=x" }),
+    );
+    expect(insecure).toEqual({ ok: false, failure: "oidc_unreachable" });
+    expect(log.warn).toHaveBeenCalledWith(
+      "auth.oidc_sign_in_failed",
+      expect.objectContaining({ detail: "insecure_url" }),
+    );
+    expect(sent).not.toHaveBeenCalled();
+  });
+});
+
+describe("diagnose, for what is not the IdP's", () => {
+  it("takes a start without the CSRF token as an expired attempt, and names the database behind AccessDenied", () => {
+    expect(diagnose(attempt(authError("MissingCSRF")))).toEqual({
+      failure: "oidc_state_mismatch",
+      error: "MissingCSRF",
+    });
+    const database = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+    expect(diagnose(attempt(authError("AccessDenied", { err: database })))).toEqual({
+      failure: "sign_in_unavailable",
+      error: "AccessDenied/ECONNREFUSED",
+    });
+  });
+});
+
+describe("callbackWithoutState", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("refuses a callback that carries no state cookie, and lets one that does through", () => {
+    vi.spyOn(log, "warn").mockImplementation(() => {});
+    expect(callbackWithoutState(null)).toEqual({ ok: false, failure: "oidc_state_mismatch" });
+    expect(callbackWithoutState("authjs.nonce=a; xauthjs.state=b")).toEqual({
+      ok: false,
+      failure: "oidc_state_mismatch",
+    });
+    expect(log.warn).toHaveBeenCalledWith("auth.oidc_sign_in_failed", {
+      stage: "callback",
+      reason: "oidc_state_mismatch",
+      error: "MissingStateCookie",
+    });
+    expect(callbackWithoutState("authjs.nonce=a; authjs.state=b")).toBeNull();
+    expect(callbackWithoutState("__Host-authjs.state=b")).toBeNull();
   });
 });

@@ -1,5 +1,6 @@
 import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
+import { isLoopbackHost } from "@/lib/config/parse";
 import type { OidcErrorCode } from "@/lib/errors";
 import { log } from "@/lib/log";
 
@@ -22,11 +23,21 @@ export type OidcStage = "start" | "callback";
 export type OidcFailure = OidcErrorCode | "sign_in_unavailable";
 export type OidcAttemptResult<T> = { ok: true; value: T } | { ok: false; failure: OidcFailure };
 
-/** Auth.js's fetch for everything it asks the IdP (discovery, keys, token): bounded in time, failures remembered. */
+/**
+ * Auth.js's fetch for everything it asks the IdP (discovery, token): bounded in time, failures remembered, and https
+ * only (loopback aside). The ID token's signature is not checked in the code flow (it comes from the token
+ * endpoint over TLS), so an http address in the IdP's discovery would hand the code and the client secret to
+ * whoever is on the way, and is refused before a byte is sent.
+ */
 export async function idpFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
   const timeout = AbortSignal.timeout(IDP_TIMEOUT_MS);
   const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
   const attempt = attempts.getStore();
+  const url = new URL(input instanceof Request ? input.url : input);
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) {
+    if (attempt) attempt.unreachable ??= { detail: "insecure_url" };
+    throw new TypeError("The IdP's address is not https");
+  }
   try {
     const response = await fetch(input, { ...init, signal });
     if (response.status >= 500 && attempt) attempt.unreachable ??= { detail: `http_${response.status}` };
@@ -90,9 +101,13 @@ export function diagnose(attempt: Attempt): Diagnosis {
     };
   }
   // The state, PKCE or nonce cookie is missing or was not ours: another browser, an expired or forged attempt.
-  if (type === "InvalidCheck") return { failure: "oidc_state_mismatch", error: type };
+  // A start without the sign-in page's CSRF token (a stale page, another site's form) is the same story.
+  if (type === "InvalidCheck" || type === "MissingCSRF")
+    return { failure: "oidc_state_mismatch", error: type };
 
-  const inner = type === "CallbackRouteError" && cause?.err instanceof Error ? cause.err : error;
+  // Auth.js wraps what the signIn callback or the session's start threw (our database) in these two.
+  const wraps = type === "CallbackRouteError" || type === "AccessDenied";
+  const inner = wraps && cause?.err instanceof Error ? cause.err : error;
   if (isProtocolError(inner)) {
     const mismatch = /"(state|nonce)"/.test(inner.message);
     // A token endpoint's refusal names itself (`invalid_grant`: a code replayed or expired).
@@ -106,6 +121,23 @@ export function diagnose(attempt: Attempt): Diagnosis {
   // Our own part failed (the database, while finding the agent or opening the session).
   const code = safeWord((inner as { code?: unknown }).code);
   return { failure: "sign_in_unavailable", error: inner === error ? type : `${type}/${code ?? inner.name}` };
+}
+
+// Named as lib/auth/session-cookie.ts names it, with or without the https prefix.
+const STATE_COOKIE = /(?:^|;)\s*(?:__Host-)?authjs\.state=/;
+
+/**
+ * A callback without the state cookie is no sign-in this browser started: it is refused before Auth.js asks the IdP
+ * anything (it reads the discovery before the state), so a forged callback costs the IdP nothing. Null: go on.
+ */
+export function callbackWithoutState(cookieHeader: string | null): OidcAttemptResult<never> | null {
+  if (cookieHeader && STATE_COOKIE.test(cookieHeader)) return null;
+  log.warn("auth.oidc_sign_in_failed", {
+    stage: "callback",
+    reason: "oidc_state_mismatch",
+    error: "MissingStateCookie",
+  });
+  return { ok: false, failure: "oidc_state_mismatch" };
 }
 
 /**

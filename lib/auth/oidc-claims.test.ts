@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { emailDomainAllowed, personFromClaims, roleFromClaims } from "./oidc-claims";
+import { emailDomainAllowed, hasClaim, personFromClaims, roleFromClaims } from "./oidc-claims";
 
 const roles = { roleClaim: "roles", supervisorValues: ["Supervisor", "coordenacao"] };
 
@@ -34,6 +34,15 @@ describe("roleFromClaims", () => {
     expect(roleFromClaims({ "https://parceira.example/roles": ["supervisor"] }, namespaced)).toBe(
       "supervisor",
     );
+  });
+});
+
+describe("hasClaim", () => {
+  it("tells a claim the token lacks from one it carries, nested or not", () => {
+    expect(hasClaim({ realm_access: { roles: [] } }, "realm_access.roles")).toBe(true);
+    expect(hasClaim({ realm_access: {} }, "realm_access.roles")).toBe(false);
+    expect(hasClaim({ roles: "x" }, "roles")).toBe(true);
+    expect(hasClaim({}, "constructor")).toBe(false);
   });
 });
 

@@ -83,6 +83,11 @@ function claimAt(claims: Record<string, unknown>, name: string): unknown {
   return value;
 }
 
+/** Whether the token carries the claim at all (for the sign-in's log line: a missing claim means "agent"). */
+export function hasClaim(claims: Record<string, unknown>, name: string): boolean {
+  return claimAt(claims, name) !== undefined;
+}
+
 /** Read at every sign-in, so a change at the IdP counts from the next one. No claim configured: everyone is an agent. */
 export function roleFromClaims(
   claims: Record<string, unknown>,
