@@ -7,6 +7,7 @@ import {
   E2E_PORTS,
   E2E_UPSTREAM_TIMEOUT_MS,
   E2E_METRICS_TOKEN,
+  PASSWORDS_ONLY,
 } from "./e2e/support/environment";
 import { writePortalsFile } from "./e2e/support/portal-keys";
 
@@ -65,15 +66,7 @@ export default defineConfig({
       PARTNER_API_BASE_URL: "",
       DATABASE_URL: "",
       // Passwords, no OIDC: e2e/oidc.spec.ts starts instances of its own with its IdP.
-      OIDC_ISSUER: "",
-      OIDC_CLIENT_ID: "",
-      OIDC_CLIENT_SECRET: "",
-      OIDC_NAME: "",
-      OIDC_AUTO_CREATE: "",
-      OIDC_ALLOWED_EMAIL_DOMAINS: "",
-      OIDC_ROLE_CLAIM: "",
-      OIDC_SUPERVISOR_VALUES: "",
-      PASSWORD_SIGN_IN: "",
+      ...PASSWORDS_ONLY,
     },
   },
 });

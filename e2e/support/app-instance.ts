@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startProcess, waitUntilUp, type RunningProcess } from "../../bench/lib/processes";
 import { appNodeOptions } from "../../scripts/app-node-options";
-import { E2E_PORTS } from "./environment";
+import { E2E_PORTS, PASSWORDS_ONLY } from "./environment";
 
 export interface AppInstance {
   /** Where the browser reaches it (its AUTH_URL). */
@@ -50,16 +50,7 @@ export async function startAppInstance(
         EMBED_PORTALS_FILE: "",
         TRUSTED_PROXIES: "",
         LOG_FILE: "",
-        // Every OIDC_* a developer's shell may hold: one left set without OIDC_ISSUER stops the start-up.
-        OIDC_ISSUER: "",
-        OIDC_CLIENT_ID: "",
-        OIDC_CLIENT_SECRET: "",
-        OIDC_NAME: "",
-        OIDC_AUTO_CREATE: "",
-        OIDC_ALLOWED_EMAIL_DOMAINS: "",
-        OIDC_ROLE_CLAIM: "",
-        OIDC_SUPERVISOR_VALUES: "",
-        PASSWORD_SIGN_IN: "",
+        ...PASSWORDS_ONLY,
         ...env,
       },
     },

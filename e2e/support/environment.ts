@@ -27,3 +27,19 @@ export const IDP = {
   allowedDomain: "parceira.example",
 } as const;
 export const IDP_ISSUER = `http://127.0.0.1:${IDP.port}`;
+
+/**
+ * Sign-in by password only: every OIDC_* a developer's shell may hold is blanked (one left set without OIDC_ISSUER
+ * stops the start-up). An instance that wants its IdP sets its own after this.
+ */
+export const PASSWORDS_ONLY = {
+  OIDC_ISSUER: "",
+  OIDC_CLIENT_ID: "",
+  OIDC_CLIENT_SECRET: "",
+  OIDC_NAME: "",
+  OIDC_AUTO_CREATE: "",
+  OIDC_ALLOWED_EMAIL_DOMAINS: "",
+  OIDC_ROLE_CLAIM: "",
+  OIDC_SUPERVISOR_VALUES: "",
+  PASSWORD_SIGN_IN: "",
+} as const;
