@@ -6,7 +6,7 @@ import {
 } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
 import { freePort } from "../bench/lib/processes";
-import { userMessageFor, type ErrorCode } from "../lib/errors";
+import { signInMessageFor, type SignInErrorCode } from "../lib/auth/sign-in-errors";
 import { expect, test } from "./fixtures";
 import { IdpLoginPage } from "./pages/idp-login-page";
 import { SignInPage } from "./pages/sign-in-page";
@@ -70,9 +70,9 @@ async function signInThroughIdp(page: Page, user: IdpUser) {
   await new IdpLoginPage(page).signIn(user);
 }
 
-async function expectRefused(page: Page, code: ErrorCode) {
+async function expectRefused(page: Page, code: SignInErrorCode) {
   await expect(page).toHaveURL(new RegExp(`/sign-in\\?error=${code}$`));
-  await expect(new SignInPage(page).alert()).toHaveText(userMessageFor(code));
+  await expect(new SignInPage(page).alert()).toHaveText(signInMessageFor(code));
 }
 
 async function expectNoAxeViolations(page: Page) {
@@ -217,7 +217,7 @@ test.describe("with passwords and OIDC", () => {
     await expectRefused(page, "oidc_cancelled");
     // The message is a notice until the password form answers for itself.
     await new SignInPage(page).signIn(DEMO_AGENT.email, "senha-errada");
-    await expect(new SignInPage(page).alert()).toHaveText(userMessageFor("invalid_credentials"));
+    await expect(new SignInPage(page).alert()).toHaveText(signInMessageFor("invalid_credentials"));
     await page.context().close();
   });
 
@@ -250,7 +250,7 @@ test.describe("with passwords and OIDC", () => {
       return `?${changed}`;
     };
     const cookie = callback.cookie;
-    const cases: [string, string, string, ErrorCode][] = [
+    const cases: [string, string, string, SignInErrorCode][] = [
       ["the same code again, with its cookies", query({}), cookie, "oidc_failed"],
       ["a forged state with the real cookies", query({ state: "forged" }), cookie, "oidc_state_mismatch"],
       ["no state", query({ state: null }), cookie, "oidc_state_mismatch"],
@@ -288,10 +288,10 @@ test.describe("with passwords and OIDC", () => {
     // The page says what the code means and shows nothing of the address it came with.
     const shown = await newPage(browser, app.url);
     await shown.goto("/sign-in?error=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E");
-    await expect(new SignInPage(shown).alert()).toHaveText(userMessageFor("sign_in_unavailable"));
+    await expect(new SignInPage(shown).alert()).toHaveText(signInMessageFor("sign_in_unavailable"));
     await expect(shown.locator("img")).toHaveCount(0);
     await shown.goto("/sign-in?error=AccessDenied");
-    await expect(new SignInPage(shown).alert()).toHaveText(userMessageFor("sign_in_unavailable"));
+    await expect(new SignInPage(shown).alert()).toHaveText(signInMessageFor("sign_in_unavailable"));
     await shown.context().close();
 
     expect((await fetch(`${app.url.replace("localhost", "127.0.0.1")}/api/health`)).status).toBe(200);
@@ -351,7 +351,7 @@ test.describe("with PASSWORD_SIGN_IN=off and OIDC_AUTO_CREATE=off", () => {
     expect(refused.status()).toBe(404);
     expect(await refused.json()).toEqual({
       error: "password_sign_in_off",
-      message: userMessageFor("password_sign_in_off"),
+      message: signInMessageFor("password_sign_in_off"),
     });
     expect((await page.request.get("/", { maxRedirects: 0 })).status()).toBe(307);
     await page.context().close();

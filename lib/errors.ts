@@ -30,21 +30,7 @@ export type RequestErrorCode =
   | "password_sign_in_off"
   | "sign_in_unavailable"
   | "session_missing"
-  | "session_cookie_blocked"
-  | OidcErrorCode;
-
-/** Why a sign-in through the partner's identity provider (OIDC) did not end in a session. */
-export type OidcErrorCode =
-  | "oidc_unreachable"
-  | "oidc_cancelled"
-  | "oidc_state_mismatch"
-  | "oidc_failed"
-  | "oidc_email_missing"
-  | "oidc_email_unverified"
-  | "oidc_domain_refused"
-  | "oidc_account_disabled"
-  | "oidc_not_registered"
-  | "oidc_account_conflict";
+  | "session_cookie_blocked";
 
 /** Why a sale could not reach the provider (recorded as the `failed` outcome's detail). */
 export type PartnerApiErrorCode =
@@ -141,56 +127,6 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
   sign_in_unavailable: {
     status: 503,
     message: "Não foi possível entrar agora. Tente novamente em instantes; se continuar, avise o suporte.",
-  },
-  // The OIDC sign-in's failures reach the sign-in page as `?error=<code>` after a redirect; the status is what
-  // the condition would answer as JSON, and what the README's table documents.
-  oidc_unreachable: {
-    status: 503,
-    message:
-      "Não conseguimos falar com o login da sua empresa agora. Tente novamente em instantes; se continuar, avise o suporte.",
-  },
-  oidc_cancelled: {
-    status: 401,
-    message: "A entrada pelo login da sua empresa foi cancelada. Para entrar, use o botão novamente.",
-  },
-  oidc_state_mismatch: {
-    status: 400,
-    message:
-      "Esta entrada expirou ou não começou neste navegador. Use o botão de entrada novamente, nesta mesma janela.",
-  },
-  oidc_failed: {
-    status: 502,
-    message:
-      "Não foi possível concluir a entrada pelo login da sua empresa. Tente novamente; se continuar, avise o suporte.",
-  },
-  oidc_email_missing: {
-    status: 403,
-    message:
-      "O login da sua empresa não informou o seu e-mail, e sem ele não é possível entrar. Avise o suporte.",
-  },
-  oidc_email_unverified: {
-    status: 403,
-    message:
-      "O login da sua empresa não confirmou o seu e-mail, então não é possível ligá-lo à sua conta. Avise o suporte.",
-  },
-  oidc_domain_refused: {
-    status: 403,
-    message:
-      "O domínio do seu e-mail não tem acesso a este Partner Sales. Entre com a conta da empresa parceira ou fale com o seu supervisor.",
-  },
-  oidc_account_disabled: {
-    status: 403,
-    message: "Sua conta do Partner Sales está desativada. Fale com o seu supervisor.",
-  },
-  oidc_not_registered: {
-    status: 403,
-    message:
-      "Sua conta ainda não foi cadastrada no Partner Sales. Peça ao seu supervisor para cadastrar o seu e-mail e tente novamente.",
-  },
-  oidc_account_conflict: {
-    status: 409,
-    message:
-      "Este e-mail já está ligado a outra conta do login da sua empresa. Avise o suporte para desfazer a ligação antiga.",
   },
   session_missing: {
     status: 401,

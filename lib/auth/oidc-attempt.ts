@@ -1,7 +1,7 @@
 import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { isLoopbackHost } from "@/lib/config/parse";
-import type { OidcErrorCode } from "@/lib/errors";
+import type { OidcErrorCode } from "./oidc-errors";
 import { log } from "@/lib/log";
 
 /**

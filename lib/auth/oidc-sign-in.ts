@@ -9,10 +9,10 @@ import {
   recordOidcSignIn,
 } from "@/lib/db/queries/oidc-identities";
 import type { Agent } from "@/lib/db/schema";
-import type { OidcErrorCode } from "@/lib/errors";
+import type { OidcErrorCode } from "./oidc-errors";
 import { emailDomainAllowed, personFromClaims, roleFromClaims } from "./oidc-claims";
 
-/** Why a person the IdP vouched for is still not let in (each has its pt-BR message in lib/errors.ts). */
+/** Why a person the IdP vouched for is still not let in (each has its pt-BR message in ./oidc-errors.ts). */
 export type OidcRefusal = Exclude<
   OidcErrorCode,
   "oidc_unreachable" | "oidc_cancelled" | "oidc_state_mismatch"

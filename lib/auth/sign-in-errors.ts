@@ -1,10 +1,13 @@
-import type { OidcErrorCode, RequestErrorCode } from "@/lib/errors";
+import { userMessageFor, type RequestErrorCode } from "@/lib/errors";
+import { OIDC_MESSAGES, type OidcErrorCode } from "./oidc-errors";
 
 /** What the sign-in page may be told by `?error=`: a fixed code, never text to show as it came. */
-export type SignInErrorCode = Extract<
-  RequestErrorCode,
-  OidcErrorCode | "sign_in_unavailable" | "password_sign_in_off" | "invalid_credentials" | "stale_form"
->;
+export type SignInErrorCode =
+  | OidcErrorCode
+  | Extract<
+      RequestErrorCode,
+      "sign_in_unavailable" | "password_sign_in_off" | "invalid_credentials" | "stale_form"
+    >;
 
 const OWN_CODES: ReadonlySet<string> = new Set<SignInErrorCode>([
   "oidc_unreachable",
@@ -41,4 +44,11 @@ export function signInErrorFrom(value: unknown): SignInErrorCode | null {
   if (typeof raw !== "string" || !raw) return null;
   if (OWN_CODES.has(raw)) return raw as SignInErrorCode;
   return Object.hasOwn(AUTH_JS_CODES, raw) ? AUTH_JS_CODES[raw]! : "sign_in_unavailable";
+}
+
+/** The sign-in page's pt-BR sentence for a code. */
+export function signInMessageFor(code: SignInErrorCode): string {
+  return Object.hasOwn(OIDC_MESSAGES, code)
+    ? OIDC_MESSAGES[code as OidcErrorCode]
+    : userMessageFor(code as RequestErrorCode);
 }

@@ -1,9 +1,8 @@
 import type { Metadata, Route } from "next";
 import { redirect } from "next/navigation";
-import { signInErrorFrom } from "@/lib/auth/sign-in-errors";
+import { signInErrorFrom, signInMessageFor } from "@/lib/auth/sign-in-errors";
 import { verifySession } from "@/lib/dal/session";
 import { idpSignOutUrl, signInOptions, type SignInOptions } from "@/lib/dal/sign-in-options";
-import { userMessageFor } from "@/lib/errors";
 import { safeReturnPath } from "@/lib/safe-return-path";
 import { OidcSignInButton } from "./_components/oidc-sign-in-button";
 import { SignInAlert } from "./_components/sign-in-alert";
@@ -30,7 +29,7 @@ export default async function SignInPage({ searchParams }: PageProps<"/sign-in">
   const options = signInOptions();
   // Only a known code picks one of the fixed messages: nothing of the address is ever shown as it came.
   const problem = signInErrorFrom(error);
-  const notice = problem ? userMessageFor(problem) : null;
+  const notice = problem ? signInMessageFor(problem) : null;
   const idpSignOut = first(signedOut) === "oidc" && options.oidc ? await idpSignOutUrl() : null;
 
   return (
