@@ -45,7 +45,7 @@ export default defineConfig({
     { name: "log", testMatch: /log-lines\.spec\.ts/, dependencies: ["chromium"] },
   ],
   webServer: {
-    command: "node_modules/.bin/tsx scripts/start.ts",
+    command: "node --import tsx scripts/start.ts",
     url: `http://localhost:${E2E_PORTS.app}/api/health`,
     reuseExistingServer: false,
     timeout: 240_000,
