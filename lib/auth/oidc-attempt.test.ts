@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { log } from "@/lib/log";
-import { callbackWithoutState, diagnose, idpFetch, noteAuthError, withOidcAttempt } from "./oidc-attempt";
+import { diagnose, idpFetch, noteAuthError, withOidcAttempt } from "./oidc-attempt";
 
 /** An error as Auth.js throws it: a `type`, and the error it wraps in `cause.err`. */
 function authError(type: string, cause?: Record<string, unknown>): Error {
@@ -13,6 +13,9 @@ function authError(type: string, cause?: Record<string, unknown>): Error {
 function protocolError(code: string, message: string, fields: Record<string, unknown> = {}): Error {
   return Object.assign(new Error(message), { name: "tt", code }, fields);
 }
+
+/** A callback's cookies as the browser that started the sign-in sends them. */
+const STATE = "authjs.state=s";
 
 const attempt = (error: unknown, idpError?: string) => ({ unreachable: undefined, error, idpError });
 
@@ -90,17 +93,21 @@ describe("withOidcAttempt", () => {
 
   it("turns an error Auth.js logged, or threw, into one failure and one log line without values", async () => {
     const warn = vi.spyOn(log, "warn").mockImplementation(() => {});
-    const logged = await withOidcAttempt("callback", async () => {
-      expect(noteAuthError(authError("InvalidCheck"))).toBe(true);
-      return new Response(null, { status: 302 });
-    });
+    const logged = await withOidcAttempt(
+      "callback",
+      async () => {
+        expect(noteAuthError(authError("InvalidCheck"))).toBe(true);
+        return new Response(null, { status: 302 });
+      },
+      { cookie: STATE },
+    );
     expect(logged).toEqual({ ok: false, failure: "oidc_state_mismatch" });
     const thrown = await withOidcAttempt(
       "callback",
       async () => {
         throw authError("OAuthCallbackError");
       },
-      { idpError: "access_denied" },
+      { cookie: STATE, idpError: "access_denied" },
     );
     expect(thrown).toEqual({ ok: false, failure: "oidc_cancelled" });
     expect(warn.mock.calls).toEqual([
@@ -136,8 +143,10 @@ describe("withOidcAttempt", () => {
   it("sends nothing to an IdP address that is not https (loopback aside)", async () => {
     vi.spyOn(log, "warn").mockImplementation(() => {});
     const sent = vi.spyOn(globalThis, "fetch");
-    const insecure = await withOidcAttempt("callback", () =>
-      idpFetch("http://login.parceira.example/token", { method: "POST", body: "code=x" }),
+    const insecure = await withOidcAttempt(
+      "callback",
+      () => idpFetch("http://login.parceira.example/token", { method: "POST", body: "code=x" }),
+      { cookie: STATE },
     );
     expect(insecure).toEqual({ ok: false, failure: "oidc_unreachable" });
     expect(log.warn).toHaveBeenCalledWith(
@@ -162,22 +171,33 @@ describe("diagnose, for what is not the IdP's", () => {
   });
 });
 
-describe("callbackWithoutState", () => {
+describe("a callback without the state cookie", () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it("refuses a callback that carries no state cookie, and lets one that does through", () => {
+  it("is refused without running the step, and one that carries it runs", async () => {
     vi.spyOn(log, "warn").mockImplementation(() => {});
-    expect(callbackWithoutState(null)).toEqual({ ok: false, failure: "oidc_state_mismatch" });
-    expect(callbackWithoutState("authjs.nonce=a; xauthjs.state=b")).toEqual({
+    const step = vi.fn(async () => "ran");
+    expect(await withOidcAttempt("callback", step, { cookie: null })).toEqual({
       ok: false,
       failure: "oidc_state_mismatch",
     });
+    expect(await withOidcAttempt("callback", step, { cookie: "authjs.nonce=a; xauthjs.state=b" })).toEqual({
+      ok: false,
+      failure: "oidc_state_mismatch",
+    });
+    expect(step).not.toHaveBeenCalled();
     expect(log.warn).toHaveBeenCalledWith("auth.oidc_sign_in_failed", {
       stage: "callback",
       reason: "oidc_state_mismatch",
       error: "MissingStateCookie",
     });
-    expect(callbackWithoutState("authjs.nonce=a; authjs.state=b")).toBeNull();
-    expect(callbackWithoutState("__Host-authjs.state=b")).toBeNull();
+    expect(await withOidcAttempt("callback", step, { cookie: "authjs.nonce=a; authjs.state=b" })).toEqual({
+      ok: true,
+      value: "ran",
+    });
+    expect(await withOidcAttempt("callback", step, { cookie: "__Host-authjs.state=b" })).toEqual({
+      ok: true,
+      value: "ran",
+    });
   });
 });

@@ -1,6 +1,6 @@
 import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
-import { isLoopbackHost } from "@/lib/config/parse";
+import { isHttpsOrLoopback } from "@/lib/config/env-values";
 import type { OidcErrorCode } from "./oidc-errors";
 import { log } from "@/lib/log";
 
@@ -14,6 +14,8 @@ interface Attempt {
   error: unknown;
   /** The `error` parameter the IdP sent back to the callback (Auth.js's OAuthCallbackError does not keep it). */
   idpError?: string | null;
+  /** A callback that came without the state cookie. */
+  missingState?: boolean;
 }
 
 const attempts = new AsyncLocalStorage<Attempt>();
@@ -34,7 +36,7 @@ export async function idpFetch(input: RequestInfo | URL, init?: RequestInit): Pr
   const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
   const attempt = attempts.getStore();
   const url = new URL(input instanceof Request ? input.url : input);
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopbackHost(url.hostname))) {
+  if (!isHttpsOrLoopback(url)) {
     if (attempt) attempt.unreachable ??= { detail: "insecure_url" };
     throw new TypeError("The IdP's address is not https");
   }
@@ -83,6 +85,7 @@ const safeWord = (value: unknown) => (typeof value === "string" && SAFE_WORD.tes
 
 /** What went wrong in an attempt, from what it gathered. Exported for its tests. */
 export function diagnose(attempt: Attempt): Diagnosis {
+  if (attempt.missingState) return { failure: "oidc_state_mismatch", error: "MissingStateCookie" };
   if (attempt.unreachable) return { failure: "oidc_unreachable", detail: attempt.unreachable.detail };
   const error = attempt.error;
   if (!(error instanceof Error)) return { failure: "oidc_failed" };
@@ -126,30 +129,29 @@ export function diagnose(attempt: Attempt): Diagnosis {
 // Named as lib/auth/session-cookie.ts names it, with or without the https prefix.
 const STATE_COOKIE = /(?:^|;)\s*(?:__Host-)?authjs\.state=/;
 
-/**
- * A callback without the state cookie is no sign-in this browser started: it is refused before Auth.js asks the IdP
- * anything (it reads the discovery before the state), so a forged callback costs the IdP nothing. Null: go on.
- */
-export function callbackWithoutState(cookieHeader: string | null): OidcAttemptResult<never> | null {
-  if (cookieHeader && STATE_COOKIE.test(cookieHeader)) return null;
-  log.warn("auth.oidc_sign_in_failed", {
-    stage: "callback",
-    reason: "oidc_state_mismatch",
-    error: "MissingStateCookie",
-  });
-  return { ok: false, failure: "oidc_state_mismatch" };
+/** What a step needs of its request: the cookies, and at the callback the IdP's `error` parameter. */
+export interface OidcRequest {
+  cookie: string | null;
+  idpError?: string | null;
 }
 
 /**
  * Runs one step of an OIDC sign-in and tells whether it failed, and how (one log line when it did). A step that
  * throws is a failure too: Auth.js throws its own errors at a server action instead of redirecting.
+ * A callback without the state cookie is no sign-in this browser started: it is refused without running the step,
+ * because Auth.js reads the IdP's discovery before it looks at the state, so a forged callback would cost an
+ * outbound request.
  */
 export async function withOidcAttempt<T>(
   stage: OidcStage,
   run: () => Promise<T>,
-  callback?: { idpError: string | null },
+  request: OidcRequest = { cookie: null },
 ): Promise<OidcAttemptResult<T>> {
-  const attempt: Attempt = { unreachable: undefined, error: undefined, idpError: callback?.idpError };
+  const attempt: Attempt = { unreachable: undefined, error: undefined, idpError: request.idpError };
+  if (stage === "callback" && !STATE_COOKIE.test(request.cookie ?? "")) {
+    attempt.missingState = true;
+    return failed(stage, attempt);
+  }
   let value: T;
   try {
     value = await attempts.run(attempt, run);

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import type { OidcConfig } from "@/lib/config/oidc";
-import { isLoopbackHost } from "@/lib/config/parse";
+import { isHttpsOrLoopback } from "@/lib/config/env-values";
 import { log } from "@/lib/log";
 import { idpFetch } from "./oidc-attempt";
 
@@ -50,12 +50,7 @@ async function askIdp(oidc: OidcConfig, publicUrl: string): Promise<string | nul
     if (new URL(metadata.issuer).href !== new URL(oidc.issuer).href || !metadata.end_session_endpoint)
       return null;
     const endpoint = new URL(metadata.end_session_endpoint);
-    if (
-      endpoint.protocol !== "https:" &&
-      !(endpoint.protocol === "http:" && isLoopbackHost(endpoint.hostname))
-    ) {
-      return null;
-    }
+    if (!isHttpsOrLoopback(endpoint)) return null;
     endpoint.searchParams.set("client_id", oidc.clientId);
     endpoint.searchParams.set("post_logout_redirect_uri", new URL("/sign-in", publicUrl).href);
     return endpoint.href;

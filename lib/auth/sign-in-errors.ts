@@ -10,16 +10,7 @@ export type SignInErrorCode =
     >;
 
 const OWN_CODES: ReadonlySet<string> = new Set<SignInErrorCode>([
-  "oidc_unreachable",
-  "oidc_cancelled",
-  "oidc_state_mismatch",
-  "oidc_failed",
-  "oidc_email_missing",
-  "oidc_email_unverified",
-  "oidc_domain_refused",
-  "oidc_account_disabled",
-  "oidc_not_registered",
-  "oidc_account_conflict",
+  ...(Object.keys(OIDC_MESSAGES) as OidcErrorCode[]),
   "sign_in_unavailable",
   "password_sign_in_off",
 ]);

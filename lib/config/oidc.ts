@@ -1,3 +1,5 @@
+import { text, type RawEnv } from "./env-values";
+
 /** Sign-in with the partner's own OpenID Connect provider (Keycloak, Entra ID, Okta, Google Workspace…). */
 export interface OidcConfig {
   /** Exactly as configured: discovery reads `<issuer>/.well-known/openid-configuration`, whose `issuer` must match. */
@@ -14,8 +16,6 @@ export interface OidcConfig {
   roleClaim: string | undefined;
   supervisorValues: string[];
 }
-
-export type OidcEnv = Readonly<Record<string, string | undefined>>;
 
 /** Names the variable, like ConfigError; its message never holds the client secret. */
 export class OidcConfigError extends Error {
@@ -41,13 +41,8 @@ const VARIABLES = [
   "OIDC_SUPERVISOR_VALUES",
 ] as const;
 
-function text(env: OidcEnv, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value ? value : undefined;
-}
-
 /** `on`/`off` (also true/false, yes/no, 1/0), any letter case. */
-export function parseSwitch(env: OidcEnv, name: string, fallback: boolean): boolean {
+export function parseSwitch(env: RawEnv, name: string, fallback: boolean): boolean {
   const value = text(env, name);
   if (value === undefined) return fallback;
   const lower = value.toLowerCase();
@@ -56,7 +51,7 @@ export function parseSwitch(env: OidcEnv, name: string, fallback: boolean): bool
   throw new OidcConfigError(name, `is "on" or "off" (got "${value}")`);
 }
 
-function list(env: OidcEnv, name: string): string[] {
+function list(env: RawEnv, name: string): string[] {
   return (text(env, name) ?? "")
     .split(",")
     .map((entry) => entry.trim())
@@ -81,7 +76,7 @@ function issuerFrom(value: string): string {
   return value;
 }
 
-function domainsFrom(env: OidcEnv): string[] {
+function domainsFrom(env: RawEnv): string[] {
   return list(env, "OIDC_ALLOWED_EMAIL_DOMAINS").map((entry) => {
     const domain = entry.toLowerCase().replace(/^@/, "");
     if (!DOMAIN.test(domain)) {
@@ -95,7 +90,7 @@ function domainsFrom(env: OidcEnv): string[] {
 }
 
 /** Null when OIDC_ISSUER is unset (no other OIDC_* may then be set: a half-done set-up is a mistake). */
-export function parseOidc(env: OidcEnv): OidcConfig | null {
+export function parseOidc(env: RawEnv): OidcConfig | null {
   const issuer = text(env, "OIDC_ISSUER");
   if (!issuer) {
     const stray = VARIABLES.find((name) => text(env, name) !== undefined);

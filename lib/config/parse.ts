@@ -1,11 +1,12 @@
 import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
+import { isHttpsOrLoopback, text, type RawEnv } from "./env-values";
 import { OidcConfigError, parseOidc, parseSwitch, type OidcConfig } from "./oidc";
 import { PlanCatalogueError, readPlanCatalogue, type Plan } from "./plans";
 import { parseEmbedPortals, PortalConfigError, type EmbedPortal } from "./portals";
 
-export type RawEnv = Readonly<Record<string, string | undefined>>;
+export type { RawEnv } from "./env-values";
 
 export interface Config {
   /** "sandbox" when PARTNER_API_BASE_URL is unset: the bundled sandbox upstream stands in for the provider. */
@@ -100,11 +101,6 @@ export class ConfigError extends Error {
 
 const SECRET_MIN_LENGTH = 32;
 
-function text(env: RawEnv, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value ? value : undefined;
-}
-
 function required(env: RawEnv, name: string, why: string): string {
   const value = text(env, name);
   if (!value) throw new ConfigError(name, `is required ${why}`);
@@ -153,19 +149,9 @@ function secret(env: RawEnv, name: string, requiredWhy?: string): string | undef
   return value;
 }
 
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
-/** localhost, 127.0.0.0/8 or ::1: traffic that never leaves the machine. */
-export function isLoopbackHost(hostname: string): boolean {
-  return (
-    LOOPBACK_HOSTS.has(hostname) || hostname.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/.test(hostname)
-  );
-}
-
 /** Live mode: the client secret, customer data and portal tokens never cross a network in clear text. */
 function requireHttps(name: string, url: string): void {
-  const { protocol, hostname } = new URL(url);
-  if (protocol === "http:" && !isLoopbackHost(hostname)) {
+  if (!isHttpsOrLoopback(new URL(url))) {
     throw new ConfigError(name, `must use https outside this machine (got "${new URL(url).origin}")`);
   }
 }

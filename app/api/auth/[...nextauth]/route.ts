@@ -1,6 +1,6 @@
 import { NextRequest } from "next/server";
 import { handlers } from "@/auth";
-import { callbackWithoutState, withOidcAttempt, type OidcStage } from "@/lib/auth/oidc-attempt";
+import { withOidcAttempt, type OidcStage } from "@/lib/auth/oidc-attempt";
 import { OIDC_CALLBACK_PATH, OIDC_PROVIDER_ID } from "@/lib/auth/oidc-provider";
 import { signInErrorPath } from "@/lib/auth/sign-in-errors";
 import { endSessionNamedBy } from "@/lib/dal/session";
@@ -47,9 +47,10 @@ async function authResponse(request: NextRequest, handler: (request: NextRequest
   const url = new URL(request.url);
   const stage = OIDC_STEPS[url.pathname];
   if (!stage) return handler(request);
-  const attempt =
-    (stage === "callback" ? callbackWithoutState(request.headers.get("cookie")) : null) ??
-    (await withOidcAttempt(stage, () => handler(request), { idpError: url.searchParams.get("error") }));
+  const attempt = await withOidcAttempt(stage, () => handler(request), {
+    cookie: request.headers.get("cookie"),
+    idpError: url.searchParams.get("error"),
+  });
   if (attempt.ok) return attempt.value;
   return Response.redirect(new URL(signInErrorPath(attempt.failure), getConfig().publicUrl), 302);
 }
