@@ -1,12 +1,17 @@
 import NextAuth, { CredentialsSignin, type DefaultSession } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import { signInWithEmbedToken } from "@/lib/auth/embed-token";
+import { noteAuthError } from "@/lib/auth/oidc-attempt";
+import { OIDC_PROVIDER_ID, oidcProviders } from "@/lib/auth/oidc-provider";
+import { hasClaim } from "@/lib/auth/oidc-claims";
+import { signInWithOidc } from "@/lib/auth/oidc-sign-in";
 import { resolveAuthSecret } from "@/lib/auth/secret";
 import { authCookies } from "@/lib/auth/session-cookie";
 import { authenticateAgent } from "@/lib/auth/sign-in";
+import { signInErrorPath } from "@/lib/auth/sign-in-errors";
 import { liveSessionAgent, startSession } from "@/lib/dal/session";
 import { getDb } from "@/lib/db";
-import type { AgentRole } from "@/lib/db/schema";
+import type { AgentRole, SessionMethod } from "@/lib/db/schema";
 import { SESSION_MAX_AGE_MS } from "@/lib/config/parse";
 import { getConfig } from "@/lib/env";
 import { clientAddress } from "@/lib/http/forwarded";
@@ -51,6 +56,34 @@ export class EmbedTokenError extends CredentialsSignin {
   }
 }
 
+const passwordProvider = Credentials({
+  credentials: { email: { label: "E-mail" }, password: { label: "Senha", type: "password" } },
+  async authorize(raw, request) {
+    const credentials = parseSignInCredentials({ email: raw?.email, password: raw?.password });
+    if (!credentials.ok) return null;
+    const result = await authenticateAgent(await getDb(), {
+      email: credentials.email,
+      password: credentials.password,
+      address: clientAddress(request.headers),
+    });
+    if (result.ok) {
+      const { agent } = result;
+      log.info("auth.sign_in", { agentId: agent.id });
+      return { id: agent.id, name: agent.name, email: agent.email, role: agent.role };
+    }
+    log.warn("auth.sign_in_refused", { reason: result.reason });
+    if (result.reason === "locked") throw new AccountLockedError(result.retryAfterSeconds);
+    if (result.reason === "busy") throw new SignInBusyError();
+    return null;
+  },
+});
+
+const SESSION_METHODS: Record<string, SessionMethod> = {
+  credentials: "password",
+  "embed-token": "portal",
+  [OIDC_PROVIDER_ID]: "oidc",
+};
+
 export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
   secret: resolveAuthSecret(getConfig()),
   trustHost: true,
@@ -59,27 +92,8 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
   session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_MS / 1000 },
   pages: { signIn: "/sign-in", error: "/sign-in" },
   providers: [
-    Credentials({
-      credentials: { email: { label: "E-mail" }, password: { label: "Senha", type: "password" } },
-      async authorize(raw, request) {
-        const credentials = parseSignInCredentials({ email: raw?.email, password: raw?.password });
-        if (!credentials.ok) return null;
-        const result = await authenticateAgent(await getDb(), {
-          email: credentials.email,
-          password: credentials.password,
-          address: clientAddress(request.headers),
-        });
-        if (result.ok) {
-          const { agent } = result;
-          log.info("auth.sign_in", { agentId: agent.id });
-          return { id: agent.id, name: agent.name, email: agent.email, role: agent.role };
-        }
-        log.warn("auth.sign_in_refused", { reason: result.reason });
-        if (result.reason === "locked") throw new AccountLockedError(result.retryAfterSeconds);
-        if (result.reason === "busy") throw new SignInBusyError();
-        return null;
-      },
-    }),
+    // PASSWORD_SIGN_IN=off: no password provider at all (the route handler also answers its endpoint with a 404).
+    ...(getConfig().passwordSignIn ? [passwordProvider] : []),
     Credentials({
       id: "embed-token",
       name: "Partner portal",
@@ -99,12 +113,39 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
         return { id: agent.id, name: agent.name, email: agent.email, role: agent.role };
       },
     }),
+    ...oidcProviders(getConfig().oidc),
   ],
   callbacks: {
+    /**
+     * The IdP has vouched for someone (Auth.js checked the ID token): find, link or create their agent, or send
+     * them back to the sign-in page with the reason. Refusals are redirects to a fixed `?error=` code.
+     */
+    async signIn({ user, account, profile }) {
+      if (account?.provider !== OIDC_PROVIDER_ID) return true;
+      const { oidc } = getConfig();
+      if (!oidc || !profile) return signInErrorPath("oidc_failed");
+      const result = await signInWithOidc(await getDb(), profile, oidc);
+      if (!result.ok) {
+        log.warn("auth.oidc_sign_in_refused", { reason: result.refusal });
+        return signInErrorPath(result.refusal);
+      }
+      const { agent } = result;
+      log.info("auth.oidc_sign_in", {
+        agentId: agent.id,
+        outcome: result.outcome,
+        role: agent.role,
+        // A role claim the token does not carry makes everyone an agent: the operator sees why here.
+        ...(oidc.roleClaim ? { roleClaimPresent: hasClaim(profile, oidc.roleClaim) } : {}),
+      });
+      // Without a database adapter Auth.js hands this same object to the jwt callback: from here on it is the agent.
+      Object.assign(user, { id: agent.id, name: agent.name, email: agent.email, role: agent.role });
+      return true;
+    },
     async jwt({ token, user, account }) {
       if (user?.id) {
         // A sign-in, whichever the method: a new session row, whose id the cookie carries.
-        const method = account?.provider === "embed-token" ? "portal" : "password";
+        const method = SESSION_METHODS[account?.provider ?? ""];
+        if (!method) return null;
         return {
           sub: user.id,
           role: user.role,
@@ -127,6 +168,8 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
   logger: {
     // Auth.js logs failed credentials as errors with their stack; one JSON line without details is enough.
     error(error) {
+      // Inside an OIDC sign-in step the error is that step's, logged once with what it means (oidc-attempt.ts).
+      if (noteAuthError(error)) return;
       const type = "type" in error && typeof error.type === "string" ? error.type : error.name;
       if (type === "CredentialsSignin") return;
       log.error("auth.error", { error: type });

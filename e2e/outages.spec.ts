@@ -1,13 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { request as playwrightRequest, type APIRequestContext } from "@playwright/test";
-import { freePort, startProcess, waitUntilUp, type RunningProcess } from "../bench/lib/processes";
-import { appNodeOptions } from "../scripts/app-node-options";
+import { freePort } from "../bench/lib/processes";
 import { startTestPostgres, type TestPostgres } from "../scripts/test-postgres";
 import { expect, test } from "./fixtures";
-import { DEMO_AGENT, E2E_PORTS } from "./support/environment";
+import { startAppInstance, type AppInstance } from "./support/app-instance";
+import { DEMO_AGENT } from "./support/environment";
 import { cookieHeader, expectErrorBody, send, transportCases } from "./support/hostile-requests";
 import { apiSale, sandboxControl, sandboxStats } from "./support/sandbox";
 
@@ -16,9 +13,8 @@ import { apiSale, sandboxControl, sandboxStats } from "./support/sandbox";
 test.describe.configure({ mode: "serial" });
 
 let postgres: TestPostgres | undefined;
-let app: RunningProcess | undefined;
+let app: AppInstance | undefined;
 let baseUrl = "";
-let dataDir = "";
 let agent: APIRequestContext;
 
 async function signIn(context: APIRequestContext) {
@@ -40,34 +36,12 @@ test.beforeAll(async () => {
     if (process.env.CI) throw new Error("PostgreSQL is needed for the outage tests under CI.");
     return;
   }
-  const port = await freePort();
-  baseUrl = `http://127.0.0.1:${port}`;
-  dataDir = mkdtempSync(join(tmpdir(), "partner-sales-outage-"));
-  app = startProcess(
-    "app on PostgreSQL",
-    process.execPath,
-    ["scripts/server.mjs", "--port", String(port), "--hostname", "127.0.0.1"],
-    {
-      cwd: process.cwd(),
-      logFile: join(dataDir, "app.log"),
-      env: {
-        ...process.env,
-        NEXT_TELEMETRY_DISABLED: "1",
-        NODE_OPTIONS: appNodeOptions(undefined),
-        PORT: String(port),
-        SANDBOX_PORT: String(E2E_PORTS.sandbox),
-        DATABASE_URL: postgres.url,
-        DATA_DIR: dataDir,
-        PARTNER_API_BASE_URL: "",
-        PARTNER_API_TIMEOUT_MS: "10000",
-        EMBED_ALLOWED_ORIGINS: "",
-        EMBED_SSO_SECRET: "",
-        EMBED_PORTALS_FILE: "",
-        LOG_FILE: "",
-      },
-    },
+  app = await startAppInstance(
+    await freePort(),
+    { DATABASE_URL: postgres.url, PARTNER_API_TIMEOUT_MS: "10000" },
+    { host: "127.0.0.1" },
   );
-  await waitUntilUp(`${baseUrl}/api/health`, app);
+  baseUrl = app.url;
   agent = await playwrightRequest.newContext({ baseURL: baseUrl });
   await signIn(agent);
 });
@@ -76,7 +50,6 @@ test.afterAll(async () => {
   await agent?.dispose();
   await app?.stop();
   postgres?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
 test.beforeEach(async () => {
@@ -213,7 +186,7 @@ test("with the database stopped mid-run every answer is the documented one, neve
     .toBe(200);
   expect(await (await sell(inFlightKey)).json()).toMatchObject({ status: "accepted", replay: true });
   expect((await sandboxStats()).saleRequests).toBe(calls);
-  const log = readFileSync(join(dataDir, "app.log"), "utf8");
+  const log = app!.log();
   expect(log).toContain(`"event":"sales.outcome_deferred","submissionId":"${inFlightKey}"`);
   expect(log).toContain(`"event":"sales.outcome_recorded_late","submissionId":"${inFlightKey}"`);
   // What the database's failures made Next.js and the driver print is JSON too. (This instance runs

@@ -3,13 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request as playwrightRequest, type Browser, type Page } from "@playwright/test";
 import pg from "pg";
-import { freePort, startProcess, waitUntilUp, type RunningProcess } from "../bench/lib/processes";
-import { appNodeOptions } from "../scripts/app-node-options";
+import { freePort } from "../bench/lib/processes";
 import { startTestPostgres, type TestPostgres } from "../scripts/test-postgres";
 import { expect, test } from "./fixtures";
 import { SignInPage } from "./pages/sign-in-page";
 import { createAgent, type TestAgent } from "./support/agents-cli";
-import { E2E_PORTS } from "./support/environment";
+import { startAppInstance, type AppInstance } from "./support/app-instance";
 import { signInOverHttp } from "./support/sign-in-over-http";
 import { apiSale } from "./support/sandbox";
 
@@ -21,44 +20,19 @@ test.describe.configure({ mode: "serial" });
 const AUTH_SECRET = "e2e-sessions-auth-secret-0123456789abcdef";
 let postgres: TestPostgres | undefined;
 let database: pg.Client;
-const instances: { process: RunningProcess; url: string; dataDir: string }[] = [];
+const instances: AppInstance[] = [];
 let A = "";
 let B = "";
 let databaseEnv: Record<string, string> = {};
 
 async function startInstance(extraEnv: Record<string, string>) {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const dataDir = mkdtempSync(join(tmpdir(), "partner-sales-sessions-"));
-  const process_ = startProcess(
-    `app on ${port}`,
-    process.execPath,
-    ["scripts/server.mjs", "--port", String(port), "--hostname", "127.0.0.1"],
-    {
-      cwd: process.cwd(),
-      logFile: join(dataDir, "app.log"),
-      env: {
-        ...process.env,
-        NEXT_TELEMETRY_DISABLED: "1",
-        NODE_OPTIONS: appNodeOptions(undefined),
-        PORT: String(port),
-        SANDBOX_PORT: String(E2E_PORTS.sandbox),
-        DATABASE_URL: postgres!.url,
-        DATA_DIR: dataDir,
-        AUTH_SECRET,
-        AUTH_URL: url,
-        PARTNER_API_BASE_URL: "",
-        EMBED_ALLOWED_ORIGINS: "",
-        EMBED_SSO_SECRET: "",
-        TRUSTED_PROXIES: "",
-        LOG_FILE: "",
-        ...extraEnv,
-      },
-    },
+  const instance = await startAppInstance(
+    await freePort(),
+    { DATABASE_URL: postgres!.url, AUTH_SECRET, ...extraEnv },
+    { host: "127.0.0.1" },
   );
-  instances.push({ process: process_, url, dataDir });
-  await waitUntilUp(`${url}/api/health`, process_);
-  return url;
+  instances.push(instance);
+  return instance.url;
 }
 
 test.beforeAll(async () => {
@@ -77,10 +51,7 @@ test.beforeAll(async () => {
 
 test.afterAll(async () => {
   await database?.end();
-  for (const instance of instances) {
-    await instance.process.stop();
-    rmSync(instance.dataDir, { recursive: true, force: true });
-  }
+  for (const instance of instances) await instance.stop();
   if (databaseEnv.DATA_DIR) rmSync(databaseEnv.DATA_DIR, { recursive: true, force: true });
   postgres?.stop();
 });

@@ -27,6 +27,8 @@ export type RequestErrorCode =
   | "token_not_framed"
   | "token_in_url"
   | "token_unavailable"
+  | "password_sign_in_off"
+  | "sign_in_unavailable"
   | "session_missing"
   | "session_cookie_blocked";
 
@@ -118,9 +120,18 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
     status: 401,
     message: "O portal não entregou o acesso. Abra a venda novamente pelo portal.",
   },
+  password_sign_in_off: {
+    status: 404,
+    message: "A entrada com e-mail e senha está desativada. Use o botão de entrada da sua empresa.",
+  },
+  sign_in_unavailable: {
+    status: 503,
+    message: "Não foi possível entrar agora. Tente novamente em instantes; se continuar, avise o suporte.",
+  },
   session_missing: {
     status: 401,
-    message: "Você não está conectado. Abra a venda novamente pelo portal ou entre com seu e-mail e senha.",
+    message:
+      "Você não está conectado. Abra a venda novamente pelo portal ou entre pela página de entrada do Partner Sales.",
   },
   session_cookie_blocked: {
     status: 401,

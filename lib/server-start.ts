@@ -29,6 +29,14 @@ export async function startServer(): Promise<void> {
     plans: config.plans?.length ?? 0,
     database: config.databaseUrl ? "postgresql" : "pglite",
   });
+  if (config.oidc?.autoCreate && config.oidc.allowedEmailDomains.length === 0) {
+    // Fine for the partner's own directory; on a shared IdP (Google, a realm with self-registration) it lets in
+    // anyone with an account there, so the operator reads it once at every start.
+    log.warn("server.oidc_open_enrolment", {
+      issuer: config.oidc.issuer,
+      hint: "OIDC_AUTO_CREATE=on without OIDC_ALLOWED_EMAIL_DOMAINS: every account at this IdP with a verified e-mail becomes an agent",
+    });
+  }
 
   try {
     const db = await getDb();

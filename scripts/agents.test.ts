@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/lib/db/connection";
 import { findSessionAgent, openSession } from "@/lib/db/queries/sessions";
 import { findAgentByEmail } from "@/lib/db/queries/agents";
+import { findAgentByOidcIdentity, linkOidcIdentity } from "@/lib/db/queries/oidc-identities";
 import { testDatabases } from "@/test/databases";
 
 const root = join(import.meta.dirname, "..");
@@ -117,6 +118,61 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
     expect((await agentsCli(["sessions", "--email", "sup@example.com"], env)).stdout).toBe(
       "sup@example.com has no open session.\n",
     );
+  });
+
+  it("adds an account without a password for sign-in through the IdP, and by default when passwords are off", async () => {
+    const explicit = await agentsCli(
+      ["add", "--email", "sso@example.com", "--name", "Só SSO", "--no-password"],
+      env,
+    );
+    expect(explicit.status).toBe(0);
+    expect(explicit.stdout).not.toContain("Password:");
+    expect((await findAgentByEmail(handle.db, "sso@example.com"))?.passwordHash).toBeNull();
+
+    const passwordsOff = {
+      ...env,
+      PASSWORD_SIGN_IN: "off",
+      AUTH_URL: "http://localhost:3000",
+      OIDC_ISSUER: "http://127.0.0.1:4400",
+      OIDC_CLIENT_ID: "partner-sales",
+      OIDC_CLIENT_SECRET: "secret",
+    };
+    const byDefault = await agentsCli(
+      ["add", "--email", "sso2@example.com", "--name", "Só SSO"],
+      passwordsOff,
+    );
+    expect(byDefault.status).toBe(0);
+    expect((await findAgentByEmail(handle.db, "sso2@example.com"))?.passwordHash).toBeNull();
+
+    const both = await agentsCli(
+      ["add", "--email", "x@example.com", "--name", "X", "--password", "password123", "--no-password"],
+      env,
+    );
+    expect(both.status).toBe(2);
+  });
+
+  it("unlinks an agent's IdP identity and ends the sessions it opened", async () => {
+    const agent = await findAgentByEmail(handle.db, "sso@example.com");
+    await linkOidcIdentity(handle.db, { issuer: "https://idp.example", subject: "42" }, agent!.id);
+    const now = new Date();
+    const limits = { idleMs: 3_600_000, absoluteMs: 43_200_000 };
+    const session = await openSession(handle.db, {
+      agentId: agent!.id,
+      method: "oidc",
+      userAgent: null,
+      now,
+      limits,
+    });
+    const unlinked = await agentsCli(["unlink-idp", "--email", "sso@example.com"], env);
+    expect(unlinked.stdout).toContain("Unlinked sso@example.com from its IdP identity and ended 1 session;");
+    expect(
+      await findSessionAgent(handle.db, { agentId: agent!.id, sessionId: session, now, limits }),
+    ).toBeUndefined();
+    expect(
+      await findAgentByOidcIdentity(handle.db, { issuer: "https://idp.example", subject: "42" }),
+    ).toBeUndefined();
+    const again = await agentsCli(["unlink-idp", "--email", "sso@example.com"], env);
+    expect(again.stdout).toContain("has no IdP identity");
   });
 
   it.each([

@@ -18,20 +18,24 @@ import {
   setAgentDisabled,
   setAgentPassword,
 } from "../lib/db/queries/agents";
+import { unlinkOidcIdentities } from "../lib/db/queries/oidc-identities";
 import { endAgentSessions, listOpenSessions } from "../lib/db/queries/sessions";
 import type { Agent } from "../lib/db/schema";
 
 const USAGE = `Manage agent accounts.
 
-  npm run agents -- add --email E --name N [--role agent|supervisor] [--password P | --password-stdin]
+  npm run agents -- add --email E --name N [--role agent|supervisor] [--password P | --password-stdin | --no-password]
   npm run agents -- list
   npm run agents -- disable --email E
   npm run agents -- enable --email E
   npm run agents -- reset-password --email E [--password P | --password-stdin]
   npm run agents -- sessions --email E
   npm run agents -- end-sessions --email E
+  npm run agents -- unlink-idp --email E
 
-Without a password, add and reset-password generate one and print it once.
+Without a password, add and reset-password generate one and print it once. --no-password (the default when
+PASSWORD_SIGN_IN=off) adds an account that signs in only through the partner's IdP (OIDC) or portal.
+unlink-idp forgets the agent's IdP identity, so the next sign-in through the IdP links it again by e-mail.
 Works while the app runs: with the embedded database it goes through the app's socket in DATA_DIR.`;
 
 class UsageError extends Error {}
@@ -78,7 +82,7 @@ async function run(
   command: string | undefined,
   args: string[],
   db: () => Promise<Database>,
-  config: Pick<Config, "sessions">,
+  config: Pick<Config, "sessions" | "passwordSignIn">,
 ): Promise<string> {
   const { values } = parseArgs({
     args,
@@ -88,6 +92,7 @@ async function run(
       role: { type: "string" },
       password: { type: "string" },
       "password-stdin": { type: "boolean" },
+      "no-password": { type: "boolean" },
     },
     strict: true,
   });
@@ -100,6 +105,12 @@ async function run(
       const role = values.role ?? "agent";
       if (role !== "agent" && role !== "supervisor")
         throw new UsageError('--role is "agent" or "supervisor".');
+      const given = values.password !== undefined || values["password-stdin"];
+      if (values["no-password"] && given) throw new UsageError("Give a password or --no-password, not both.");
+      if (values["no-password"] || (!config.passwordSignIn && !given)) {
+        const agent = await insertAgent(await db(), { email, name, role, passwordHash: null });
+        return `Added ${describe(agent)} (no password: signs in through the partner's IdP or portal)`;
+      }
       const { password, generated } = passwordFrom(values);
       const agent = await insertAgent(await db(), {
         email,
@@ -143,6 +154,14 @@ async function run(
       const agent = await agentByEmail(await db(), requireEmail(values.email));
       const ended = await endAgentSessions(await db(), agent.id, new Date());
       return `Ended ${ended} session${ended === 1 ? "" : "s"} of ${agent.email}.`;
+    }
+    case "unlink-idp": {
+      const agent = await agentByEmail(await db(), requireEmail(values.email));
+      const unlinked = await unlinkOidcIdentities(await db(), agent.id);
+      if (!unlinked) return `${agent.email} has no IdP identity.`;
+      // Whoever held the old IdP account is out too, not only at their next sign-in.
+      const ended = await endAgentSessions(await db(), agent.id, new Date());
+      return `Unlinked ${agent.email} from its IdP identity and ended ${ended} session${ended === 1 ? "" : "s"}; the next sign-in through the IdP links it by e-mail.`;
     }
     default:
       throw new UsageError(command ? `Unknown command "${command}".` : "Missing command.");

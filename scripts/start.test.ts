@@ -7,7 +7,9 @@ import { describe, expect, it } from "vitest";
 import { startSandbox } from "@/sandbox/test-support";
 
 const root = join(import.meta.dirname, "..");
-const tsx = join(root, "node_modules/.bin/tsx");
+// As `npm start` runs it: one process (tsx's loader inside node), so a signal reaches start.ts itself rather than
+// tsx's wrapper, which gives its child 30 ms to answer and exits 130 on a busy machine.
+const START = ["--import", "tsx", "scripts/start.ts"];
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -19,7 +21,7 @@ function freePort(): Promise<number> {
 }
 
 function startWith(env: Record<string, string>) {
-  return spawnSync(tsx, ["scripts/start.ts"], {
+  return spawnSync(process.execPath, START, {
     cwd: root,
     encoding: "utf8",
     env: { ...process.env, PARTNER_API_BASE_URL: "", ...env },
@@ -101,11 +103,15 @@ describe("npm start", () => {
       expect(app.output()).toContain(`Upstream: ${upstream.url}`);
       expect(app.output()).not.toContain("Demo accounts");
       expect((await waitForToken(app.url)).upstream).toMatchObject({ mode: "live", tokenCached: true });
-      const agents = spawnSync(tsx, ["--conditions=react-server", "scripts/agents.ts", "list"], {
-        cwd: root,
-        encoding: "utf8",
-        env: { ...process.env, ...app.env },
-      });
+      const agents = spawnSync(
+        process.execPath,
+        ["--import", "tsx", "--conditions=react-server", "scripts/agents.ts", "list"],
+        {
+          cwd: root,
+          encoding: "utf8",
+          env: { ...process.env, ...app.env },
+        },
+      );
       expect(agents.stdout).toBe("No agents yet.\n");
     } finally {
       await app.stop();
@@ -139,7 +145,7 @@ async function startApp(overrides: Record<string, string>) {
     METRICS_TOKEN,
     ...overrides,
   };
-  const child = spawn(tsx, ["scripts/start.ts"], { cwd: root, env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, START, { cwd: root, env: { ...process.env, ...env } });
   let output = "";
   child.stdout.on("data", (chunk) => (output += chunk));
   child.stderr.on("data", (chunk) => (output += chunk));

@@ -1,10 +1,17 @@
 "use server";
 
+import type { Route } from "next";
 import { headers } from "next/headers";
+import { redirect } from "next/navigation";
 import { AuthError, CredentialsSignin } from "next-auth";
 import { signIn, signOut } from "@/auth";
 import type { ActionState } from "@/lib/action-state";
+import { withOidcAttempt } from "@/lib/auth/oidc-attempt";
+import { OIDC_PROVIDER_ID } from "@/lib/auth/oidc-provider";
+import { signInErrorPath } from "@/lib/auth/sign-in-errors";
 import { endEverySession, endSessionNamedBy, verifySession } from "@/lib/dal/session";
+import { signInOptions } from "@/lib/dal/sign-in-options";
+import type { SessionMethod } from "@/lib/db/schema";
 import { userMessageFor } from "@/lib/errors";
 import { safeReturnPath } from "@/lib/safe-return-path";
 import { parseSignInCredentials, type SignInField } from "@/lib/validation/sign-in";
@@ -27,6 +34,9 @@ export async function signInAction(
   _previous: ActionState<SignInField>,
   formData: FormData,
 ): Promise<ActionState<SignInField>> {
+  if (!signInOptions().password) {
+    return { ok: false, fieldErrors: {}, message: userMessageFor("password_sign_in_off") };
+  }
   const rawEmail = formData.get("email");
   const credentials = parseSignInCredentials({ email: rawEmail, password: formData.get("password") });
   // What was typed goes back to the form, but never more of it than an e-mail can be.
@@ -60,18 +70,36 @@ export async function signInAction(
 }
 
 /**
+ * Sends the agent to the partner's IdP (Auth.js sets the PKCE, state and nonce cookies on the way), or back to the
+ * sign-in page saying why not (the IdP unreachable, most likely).
+ */
+export async function oidcSignInAction(formData: FormData): Promise<void> {
+  if (!signInOptions().oidc) redirect("/sign-in");
+  const redirectTo = safeReturnPath(formData.get("callbackUrl"));
+  const started = await withOidcAttempt<string>("start", () =>
+    signIn(OIDC_PROVIDER_ID, { redirect: false, redirectTo }),
+  );
+  redirect((started.ok ? started.value : signInErrorPath(started.failure)) as Route);
+}
+
+/** After an OIDC session, the sign-in page offers to end the IdP's session too (RP-initiated logout). */
+const signedOutPage = (method: SessionMethod | null) =>
+  method === "oidc" && signInOptions().oidc ? "/sign-in?signedOut=oidc" : "/sign-in";
+
+/**
  * Ends this session's row first, so that a failure (the database down) shows the error page and keeps the agent
  * signed in to try again, rather than clearing the cookie while the session lives on for whoever copied it.
  * (Auth.js's own `POST /api/auth/signout` does the same in its route handler.)
  */
 export async function signOutAction(): Promise<void> {
-  await endSessionNamedBy((await headers()).get("cookie"));
-  await signOut({ redirectTo: "/sign-in" });
+  const method = await endSessionNamedBy((await headers()).get("cookie"));
+  await signOut({ redirectTo: signedOutPage(method) });
 }
 
 /** Ends every session of the signed-in agent (other browsers, a PC left signed in), then this one's cookie. */
 export async function signOutEverywhereAction(): Promise<void> {
   const agent = await verifySession();
+  const method = await endSessionNamedBy((await headers()).get("cookie"));
   if (agent) await endEverySession(agent.id);
-  await signOut({ redirectTo: "/sign-in" });
+  await signOut({ redirectTo: signedOutPage(method) });
 }

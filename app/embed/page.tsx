@@ -6,6 +6,7 @@ import { EmbeddedSaleForm } from "@/components/embed/embedded-sale-form";
 import { embedSettings } from "@/lib/dal/embed";
 import { listPlans } from "@/lib/dal/plans";
 import { verifySession } from "@/lib/dal/session";
+import { signInOptions } from "@/lib/dal/sign-in-options";
 import {
   appearanceQuery,
   appearanceStylesheetHref,
@@ -81,7 +82,7 @@ async function EmbedState({
         warnings={warnings}
         action={
           <a href={`/sign-in?callbackUrl=${encodeURIComponent(backHere)}`} className="underline">
-            Entrar com e-mail e senha
+            {signInOptions().password ? "Entrar com e-mail e senha" : "Entrar"}
           </a>
         }
       />

@@ -5,7 +5,9 @@ export class SignInPage {
 
   readonly email = () => this.page.getByLabel("E-mail");
   readonly password = () => this.page.getByLabel("Senha");
-  readonly submit = () => this.page.getByRole("button", { name: "Entrar" });
+  readonly submit = () => this.page.getByRole("button", { name: "Entrar", exact: true });
+  /** The partner IdP's button, "Entrar com <OIDC_NAME>", where OIDC is configured. */
+  readonly oidc = () => this.page.getByRole("button", { name: /^Entrar com / });
   // Within the page, not Next's route announcer, which is also an alert.
   readonly alert = () => this.page.getByRole("main").getByRole("alert");
 

@@ -24,10 +24,16 @@ export function authCookies(config: Pick<Config, "publicUrl" | "embed">) {
     secure: https || embedded,
     ...(embedded ? { partitioned: true } : {}),
   };
+  // The OIDC sign-in's checks (PKCE verifier, state, nonce) live for its 15 minutes at the IdP. Set and read in a
+  // top-level window: a sign-in through the IdP inside a portal's frame is not offered (the IdP refuses to be framed).
+  const check = { ...options, maxAge: 15 * 60 };
   return {
     sessionToken: { name: `${prefix}${SESSION}`, options },
     callbackUrl: { name: `${prefix}authjs.callback-url`, options },
     csrfToken: { name: `${prefix}authjs.csrf-token`, options },
+    pkceCodeVerifier: { name: `${prefix}authjs.pkce.code_verifier`, options: check },
+    state: { name: `${prefix}authjs.state`, options: check },
+    nonce: { name: `${prefix}authjs.nonce`, options: check },
   } satisfies NextAuthConfig["cookies"];
 }
 

@@ -53,6 +53,19 @@ describe("authCookies", () => {
       true,
     );
   });
+
+  it("give the OIDC checks (PKCE, state, nonce) the same policy, for the 15 minutes a sign-in may take", () => {
+    for (const [publicUrl, origins] of [
+      ["https://vendas.example", []],
+      ["https://vendas.example", ["https://portal.example"]],
+    ] as const) {
+      const all = cookies(publicUrl, [...origins]);
+      for (const check of [all.pkceCodeVerifier, all.state, all.nonce]) {
+        expect(check.name).toMatch(/^__Host-authjs\./);
+        expect(check.options).toEqual({ ...all.sessionToken.options, maxAge: 900 });
+      }
+    }
+  });
 });
 
 describe("readSessionCookie", () => {

@@ -33,6 +33,7 @@ describe.each(testDatabases)("sign-in on $name", ({ open }) => {
     expect(rows.map((row) => row.table_name)).toEqual([
       "agents",
       "embed_token_uses",
+      "oidc_identities",
       "sale_counts_zone",
       "sale_day_counts",
       "sales",

@@ -1,10 +1,12 @@
 import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
+import { isHttpsOrLoopback, text, type RawEnv } from "./env-values";
+import { OidcConfigError, parseOidc, parseSwitch, type OidcConfig } from "./oidc";
 import { PlanCatalogueError, readPlanCatalogue, type Plan } from "./plans";
 import { parseEmbedPortals, PortalConfigError, type EmbedPortal } from "./portals";
 
-export type RawEnv = Readonly<Record<string, string | undefined>>;
+export type { RawEnv } from "./env-values";
 
 export interface Config {
   /** "sandbox" when PARTNER_API_BASE_URL is unset: the bundled sandbox upstream stands in for the provider. */
@@ -41,6 +43,10 @@ export interface Config {
     /** The portals whose signed tokens sign agents in; empty = sign-in by portal token is off. */
     portals: EmbedPortal[];
   };
+  /** Sign-in with the partner's OpenID Connect provider; null = off (OIDC_ISSUER unset). */
+  oidc: OidcConfig | null;
+  /** E-mail and password sign-in (PASSWORD_SIGN_IN); the CLI manages accounts either way. */
+  passwordSignIn: boolean;
   /** IANA zone of the times people read: history, sale page, export (APP_TIME_ZONE). */
   timeZone: string;
   port: number;
@@ -95,11 +101,6 @@ export class ConfigError extends Error {
 
 const SECRET_MIN_LENGTH = 32;
 
-function text(env: RawEnv, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value ? value : undefined;
-}
-
 function required(env: RawEnv, name: string, why: string): string {
   const value = text(env, name);
   if (!value) throw new ConfigError(name, `is required ${why}`);
@@ -148,19 +149,9 @@ function secret(env: RawEnv, name: string, requiredWhy?: string): string | undef
   return value;
 }
 
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-
-/** localhost, 127.0.0.0/8 or ::1: traffic that never leaves the machine. */
-export function isLoopbackHost(hostname: string): boolean {
-  return (
-    LOOPBACK_HOSTS.has(hostname) || hostname.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/.test(hostname)
-  );
-}
-
 /** Live mode: the client secret, customer data and portal tokens never cross a network in clear text. */
 function requireHttps(name: string, url: string): void {
-  const { protocol, hostname } = new URL(url);
-  if (protocol === "http:" && !isLoopbackHost(hostname)) {
+  if (!isHttpsOrLoopback(new URL(url))) {
     throw new ConfigError(name, `must use https outside this machine (got "${new URL(url).origin}")`);
   }
 }
@@ -256,13 +247,40 @@ function plansFrom(env: RawEnv, mode: Config["mode"], cwd: string): Plan[] | nul
   }
 }
 
-function publicUrlFrom(env: RawEnv, app: { mode: Config["mode"]; port: number; embedded: boolean }): string {
+/** Who may sign in, and how: at least one way must be left once passwords are off. */
+function signInFrom(env: RawEnv, embed: Config["embed"]): Pick<Config, "oidc" | "passwordSignIn"> {
+  try {
+    const oidc = parseOidc(env);
+    // The authorization code and the client secret cross this URL: never in clear text off this machine.
+    if (oidc) requireHttps("OIDC_ISSUER", oidc.issuer);
+    const passwordSignIn = parseSwitch(env, "PASSWORD_SIGN_IN", true);
+    if (!passwordSignIn && !oidc && embed.portals.length === 0) {
+      throw new ConfigError(
+        "PASSWORD_SIGN_IN",
+        "is off and nothing else signs agents in (set OIDC_ISSUER, or EMBED_PORTALS_FILE for portal sign-in)",
+      );
+    }
+    return { oidc, passwordSignIn };
+  } catch (error) {
+    if (error instanceof OidcConfigError) throw new ConfigError(error.variable, error.message);
+    throw error;
+  }
+}
+
+function publicUrlFrom(
+  env: RawEnv,
+  app: { mode: Config["mode"]; port: number; embedded: boolean; oidc: boolean },
+): string {
   // Live, the app is behind a real name (and TLS): Auth.js and the session cookies must know it, not guess it.
   if (app.mode === "live") required(env, "AUTH_URL", "when PARTNER_API_BASE_URL is set");
+  // The IdP only sends agents back to the redirect URI registered with it: Auth.js builds it from AUTH_URL, never
+  // from a request's Host header.
+  if (app.oidc) required(env, "AUTH_URL", "when OIDC_ISSUER is set (the redirect URI registered at the IdP)");
   const publicUrl = httpUrl(env, "AUTH_URL") ?? `http://localhost:${app.port}`;
   // Live, agents type passwords and customers' data into it; inside a portal the session cookie must be Secure,
   // and browsers drop Secure cookies set over plain http (loopback aside): every sign-in would silently fail.
-  if (app.mode === "live" || app.embedded) requireHttps("AUTH_URL", publicUrl);
+  // With OIDC, the IdP's authorization codes arrive at it.
+  if (app.mode === "live" || app.embedded || app.oidc) requireHttps("AUTH_URL", publicUrl);
   return publicUrl;
 }
 
@@ -276,6 +294,9 @@ export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
   const port = integer(env, "PORT", 3000, 1, 65535);
   const allowedOrigins = parseOrigins("EMBED_ALLOWED_ORIGINS", text(env, "EMBED_ALLOWED_ORIGINS"));
   if (mode === "live") for (const origin of allowedOrigins) requireHttps("EMBED_ALLOWED_ORIGINS", origin);
+
+  const embed = embedFrom(env, cwd, allowedOrigins);
+  const signIn = signInFrom(env, embed);
 
   const databaseUrl = text(env, "DATABASE_URL");
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -305,7 +326,12 @@ export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
     databaseUrl,
     dataDir: resolve(cwd, text(env, "DATA_DIR") ?? ".data"),
     authSecret: secret(env, "AUTH_SECRET", mode === "live" ? liveOnly : undefined),
-    publicUrl: publicUrlFrom(env, { mode, port, embedded: allowedOrigins.length > 0 }),
+    publicUrl: publicUrlFrom(env, {
+      mode,
+      port,
+      embedded: allowedOrigins.length > 0,
+      oidc: signIn.oidc !== null,
+    }),
     sessions: {
       idleMs: integer(env, "SESSION_IDLE_MINUTES", 60, 1, 720) * 60_000,
       absoluteMs: SESSION_MAX_AGE_MS,
@@ -313,7 +339,8 @@ export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
     trustedProxies: parseTrustedProxies(text(env, "TRUSTED_PROXIES")),
     clientAddressHeader: parseClientAddressHeader(text(env, "TRUSTED_PROXY_HEADER")),
     metricsToken: secret(env, "METRICS_TOKEN"),
-    embed: embedFrom(env, cwd, allowedOrigins),
+    embed,
+    ...signIn,
     timeZone: parseTimeZone(text(env, "APP_TIME_ZONE")),
     port,
     sandboxPort,

@@ -76,11 +76,12 @@ export async function startSession(agentId: string, method: SessionMethod): Prom
 /**
  * Sign-out (the server action, Auth.js's endpoint) and a sign-in over an old cookie: the session that Cookie header
  * names ends on every instance at once. Called before the cookie is cleared or replaced, so a database that cannot
- * take it fails the request instead of leaving a copy of the cookie alive.
+ * take it fails the request instead of leaving a copy of the cookie alive. Tells how the ended session was signed
+ * in to (null when there was none, or it had ended): after an OIDC one, sign-out offers the IdP's too.
  */
-export async function endSessionNamedBy(cookieHeader: string | null): Promise<void> {
+export async function endSessionNamedBy(cookieHeader: string | null): Promise<SessionMethod | null> {
   const claims = await sessionClaimsOf(cookieHeader);
-  if (claims) await endSession(await getDb(), claims.sessionId, new Date());
+  return claims ? endSession(await getDb(), claims.sessionId, new Date()) : null;
 }
 
 /** "Sair de todos os dispositivos" (and the CLI): every session of the agent ends. */

@@ -87,11 +87,11 @@ describe("migration 0007 (settlements beside the provider's answer)", () => {
   });
 });
 
-describe("migrations 0009 and 0010 (the history's search and counts)", () => {
+describe("migrations 0010 and 0011 (the history's search and counts)", () => {
   it("fold the names and count the days of every sale recorded before them", async () => {
     const client = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
     const db = drizzle(client);
-    await migrate(db, { migrationsFolder: migrationsUpTo(9) });
+    await migrate(db, { migrationsFolder: migrationsUpTo(10) });
     await client.exec(`
       insert into agents (email, name) values ('a@example.com', 'Ana');
       insert into sales (submission_id, protocol, agent_id, request, status, created_at)

@@ -47,6 +47,28 @@ export const agents = pgTable(
   ],
 );
 
+/**
+ * Who an agent is at the partner's OpenID Connect provider: the ID token's (`iss`, `sub`), never its e-mail. A table
+ * of its own, not the agent's `external_*` columns, which hold the portal identity: an agent may have both. One
+ * identity per issuer per agent, so no second IdP account can be linked to an agent that already has one.
+ */
+export const oidcIdentities = pgTable(
+  "oidc_identities",
+  {
+    issuer: text("issuer").notNull(),
+    subject: text("subject").notNull(),
+    agentId: uuid("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    lastSignInAt: timestamp("last_sign_in_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    primaryKey({ name: "oidc_identities_pkey", columns: [table.issuer, table.subject] }),
+    uniqueIndex("oidc_identities_agent_issuer_key").on(table.agentId, table.issuer),
+  ],
+);
+
 /** Failed sign-ins per key ("account:<email>" or "address:<ip>"), kept in the database so limits survive restarts. */
 export const signInThrottle = pgTable("sign_in_throttle", {
   key: text("key").primaryKey(),
@@ -129,7 +151,7 @@ export const sales = pgTable(
     resolution: saleResolution("resolution"),
     resolvedAt: timestamp("resolved_at", { withTimezone: true }),
     /**
-     * The customer's name as the search box compares it (sales_fold, migration 0008: lower case, no accents), kept
+     * The customer's name as the search box compares it (sales_fold, migration 0009: lower case, no accents), kept
      * by the database: folding it on every row searched cost more than the rest of the search together.
      */
     customerNameFolded: text("customer_name_folded").generatedAlwaysAs(

@@ -1,23 +1,70 @@
 import type { Metadata, Route } from "next";
 import { redirect } from "next/navigation";
+import { signInErrorFrom, signInMessageFor } from "@/lib/auth/sign-in-errors";
 import { verifySession } from "@/lib/dal/session";
+import { idpSignOutUrl, signInOptions, type SignInOptions } from "@/lib/dal/sign-in-options";
 import { safeReturnPath } from "@/lib/safe-return-path";
+import { OidcSignInButton } from "./_components/oidc-sign-in-button";
+import { SignInAlert } from "./_components/sign-in-alert";
 import { SignInForm } from "./_components/sign-in-form";
 
 export const metadata: Metadata = { title: "Entrar" };
 
+function introFor(options: SignInOptions): string {
+  if (options.password && options.oidc) {
+    return "Entre com o e-mail e a senha da sua conta de atendimento, ou pelo login da sua empresa.";
+  }
+  if (options.password) return "Entre com o e-mail e a senha da sua conta de atendimento.";
+  if (options.oidc) return "Entre com a conta da sua empresa.";
+  return "Este Partner Sales é aberto pelo portal do parceiro: entre por lá.";
+}
+
+const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
 export default async function SignInPage({ searchParams }: PageProps<"/sign-in">) {
-  const { callbackUrl } = await searchParams;
-  const returnTo = safeReturnPath(Array.isArray(callbackUrl) ? callbackUrl[0] : callbackUrl);
+  const { callbackUrl, error, signedOut } = await searchParams;
+  const returnTo = safeReturnPath(first(callbackUrl));
   if (await verifySession()) redirect(returnTo as Route);
+
+  const options = signInOptions();
+  // Only a known code picks one of the fixed messages: nothing of the address is ever shown as it came.
+  const problem = signInErrorFrom(error);
+  const notice = problem ? signInMessageFor(problem) : null;
+  const idpSignOut = first(signedOut) === "oidc" && options.oidc ? await idpSignOutUrl() : null;
 
   return (
     <div className="rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
       <h1 className="text-xl font-semibold text-slate-900">Partner Sales</h1>
-      <p className="mt-1 mb-6 text-sm text-slate-600">
-        Entre com o e-mail e a senha da sua conta de atendimento.
-      </p>
-      <SignInForm callbackUrl={returnTo} />
+      <p className="mt-1 mb-6 text-sm text-slate-600">{introFor(options)}</p>
+      {idpSignOut && options.oidc ? (
+        <div role="status" className="mb-6 rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-sm">
+          <p className="text-slate-700">
+            Você saiu do Partner Sales. Em um computador compartilhado, saia também da conta da empresa.
+          </p>
+          <a href={idpSignOut} className="mt-1 inline-block font-medium text-brand-700 underline">
+            Sair também de {options.oidc.name}
+          </a>
+        </div>
+      ) : null}
+      {options.password ? (
+        <SignInForm callbackUrl={returnTo} notice={notice} />
+      ) : notice ? (
+        <div className="mb-4">
+          <SignInAlert>{notice}</SignInAlert>
+        </div>
+      ) : null}
+      {options.oidc ? (
+        <>
+          {options.password ? (
+            <p className="my-4 flex items-center gap-3 text-sm text-slate-500" aria-hidden="true">
+              <span className="h-px flex-1 bg-slate-200" />
+              ou
+              <span className="h-px flex-1 bg-slate-200" />
+            </p>
+          ) : null}
+          <OidcSignInButton name={options.oidc.name} callbackUrl={returnTo} autoFocus={!options.password} />
+        </>
+      ) : null}
     </div>
   );
 }

@@ -37,8 +37,8 @@ const field = (name: keyof PartnerSaleRequestBody) => sql`(${sales.request} ->> 
 /** `%`, `_` and `\` typed in the search box are themselves, not LIKE's wildcards. */
 const likeEscaped = (text: string) => text.replace(/[\\%_]/g, (character) => `\\${character}`);
 
-// Each branch matches an index of migration 0009: the trigram ones take part of a name (folded by sales_fold,
-// migration 0008, stored as the sale is written and applied to what was typed) or of an e-mail; the rest are
+// Each branch matches an index of migration 0010: the trigram ones take part of a name (folded by sales_fold,
+// migration 0009, stored as the sale is written and applied to what was typed) or of an e-mail; the rest are
 // equalities.
 function searchCondition(search: SaleSearch): SQL | undefined {
   const contains = search.contains === null ? null : `%${likeEscaped(search.contains)}%`;

@@ -119,12 +119,14 @@ export async function findSessionAgent(
   return agent;
 }
 
-/** Ends one session (sign-out). */
-export async function endSession(db: Database, sessionId: string, now: Date): Promise<void> {
-  await db
+/** Ends one session (sign-out); how it was signed in to, or null when it had already ended. */
+export async function endSession(db: Database, sessionId: string, now: Date): Promise<SessionMethod | null> {
+  const [ended] = await db
     .update(sessions)
     .set({ endedAt: now })
-    .where(and(eq(sessions.id, sessionId), isNull(sessions.endedAt)));
+    .where(and(eq(sessions.id, sessionId), isNull(sessions.endedAt)))
+    .returning({ method: sessions.method });
+  return ended?.method ?? null;
 }
 
 /** Ends every open session of an agent ("sign out everywhere", disable, new password); returns how many. */

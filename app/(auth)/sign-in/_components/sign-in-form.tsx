@@ -3,10 +3,13 @@
 import { useActionState, useEffect, useRef } from "react";
 import { signInAction } from "../../actions";
 import { FormField, inputClassName } from "@/components/ui/form-field";
+import { SignInAlert } from "./sign-in-alert";
 import { INITIAL_ACTION_STATE } from "@/lib/action-state";
 
-export function SignInForm({ callbackUrl }: { callbackUrl: string }) {
+/** `notice`: why the last sign-in did not happen (the IdP's, from `?error=`), until this form answers itself. */
+export function SignInForm({ callbackUrl, notice }: { callbackUrl: string; notice: string | null }) {
   const [state, formAction, pending] = useActionState(signInAction, INITIAL_ACTION_STATE);
+  const message = state === INITIAL_ACTION_STATE ? notice : state.message;
   const fieldErrors = state.ok ? {} : state.fieldErrors;
   const typedEmail = state.ok ? "" : (state.values?.email ?? "");
   const passwordRef = useRef<HTMLInputElement>(null);
@@ -19,11 +22,7 @@ export function SignInForm({ callbackUrl }: { callbackUrl: string }) {
   return (
     <form action={formAction} noValidate className="space-y-4">
       <input type="hidden" name="callbackUrl" value={callbackUrl} />
-      {state.message ? (
-        <p role="alert" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
-          {state.message}
-        </p>
-      ) : null}
+      {message ? <SignInAlert>{message}</SignInAlert> : null}
       <FormField id="email" label="E-mail" error={fieldErrors.email}>
         {(control) => (
           <input

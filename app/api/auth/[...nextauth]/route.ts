@@ -1,5 +1,8 @@
 import { NextRequest } from "next/server";
 import { handlers } from "@/auth";
+import { withOidcAttempt, type OidcStage } from "@/lib/auth/oidc-attempt";
+import { OIDC_CALLBACK_PATH, OIDC_PROVIDER_ID } from "@/lib/auth/oidc-provider";
+import { signInErrorPath } from "@/lib/auth/sign-in-errors";
 import { endSessionNamedBy } from "@/lib/dal/session";
 import { getConfig } from "@/lib/env";
 import { isHttpsRequest } from "@/lib/http/forwarded";
@@ -31,8 +34,29 @@ function withSecurityHeaders(request: NextRequest, response: Response): Response
   return secured;
 }
 
+const OIDC_STEPS: Readonly<Record<string, OidcStage>> = {
+  [`/api/auth/signin/${OIDC_PROVIDER_ID}`]: "start",
+  [OIDC_CALLBACK_PATH]: "callback",
+};
+
+/**
+ * Auth.js, and for the OIDC steps the reason of a failure: back to the sign-in page with a code that says what
+ * happened (IdP unreachable, cancelled, state mismatch…) instead of the `?error=Configuration` that hides it.
+ */
+async function authResponse(request: NextRequest, handler: (request: NextRequest) => Promise<Response>) {
+  const url = new URL(request.url);
+  const stage = OIDC_STEPS[url.pathname];
+  if (!stage) return handler(request);
+  const attempt = await withOidcAttempt(stage, () => handler(request), {
+    cookie: request.headers.get("cookie"),
+    idpError: url.searchParams.get("error"),
+  });
+  if (attempt.ok) return attempt.value;
+  return Response.redirect(new URL(signInErrorPath(attempt.failure), getConfig().publicUrl), 302);
+}
+
 export async function GET(request: NextRequest) {
-  return withSecurityHeaders(request, await handlers.GET(request));
+  return withSecurityHeaders(request, await authResponse(request, handlers.GET));
 }
 
 /**
@@ -44,11 +68,15 @@ export async function POST(request: NextRequest) {
   if (mediaTypeOf(contentType) !== FORM && !isJsonContentType(contentType)) {
     return errorResponse("unsupported_media_type");
   }
+  const { pathname, origin } = new URL(request.url);
+  if (pathname === "/api/auth/callback/credentials" && !getConfig().passwordSignIn) {
+    return withSecurityHeaders(request, errorResponse("password_sign_in_off"));
+  }
   const body = await readBoundedBody(request, BODY_LIMITS.auth);
   if (!body.ok) return errorResponse(body.code);
   // Sign-out ends the session row before Auth.js clears the cookie: if the database cannot take it, the answer
   // is a 503 and the cookie stays, rather than a cookie cleared here while a copy of it still works elsewhere.
-  if (new URL(request.url).pathname.endsWith("/signout")) {
+  if (pathname.endsWith("/signout")) {
     try {
       await endSessionNamedBy(request.headers.get("cookie"));
     } catch (error) {
@@ -56,10 +84,8 @@ export async function POST(request: NextRequest) {
       return withSecurityHeaders(request, errorResponse("service_unavailable"));
     }
   }
-  const bounded = new NextRequest(request.url, {
-    method: "POST",
-    headers: request.headers,
-    body: body.value,
-  });
-  return withSecurityHeaders(request, await handlers.POST(bounded));
+  // Auth.js copies a sign-in's query into the IdP's authorization request, over its own parameters: none is taken.
+  const url = OIDC_STEPS[pathname] === "start" ? `${origin}${pathname}` : request.url;
+  const bounded = new NextRequest(url, { method: "POST", headers: request.headers, body: body.value });
+  return withSecurityHeaders(request, await authResponse(bounded, handlers.POST));
 }

@@ -1,0 +1,206 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { exportJWK, generateKeyPair } from "jose";
+import Provider, { type Configuration, type KoaContextWithOIDC } from "oidc-provider";
+import { IDP, IDP_ISSUER } from "./environment";
+
+/** A person with an account at the test IdP. */
+export interface IdpUser {
+  username: string;
+  password: string;
+  sub: string;
+  email: string;
+  emailVerified: boolean;
+  name: string;
+  roles: string[];
+}
+
+const user = (username: string, name: string, domain: string, roles: string[] = []): IdpUser => ({
+  username,
+  password: `${username}-senha-idp`,
+  sub: `idp-${username}`,
+  email: `${username}@${domain}`,
+  emailVerified: true,
+  name,
+  roles,
+});
+
+// Role values as a Keycloak realm sends them (realm_access.roles, OIDC_ROLE_CLAIM in playwright.config.ts).
+export const IDP_USERS = {
+  agent: user("ana", "Ana Pereira", "parceira.example", ["offline_access"]),
+  supervisor: user("bruno", "Bruno Costa", "parceira.example", ["offline_access", IDP.supervisorRole]),
+  outsider: user("carla", "Carla Dias", "outra.example"),
+  toBeDisabled: user("diego", "Diego Alves", "parceira.example"),
+  /** Added by an operator (with OIDC_AUTO_CREATE=off), then linked on the first sign-in. */
+  preRegistered: user("elisa", "Elisa Moura", "parceira.example"),
+  unverified: { ...user("fabio", "Fábio Ramos", "parceira.example"), emailVerified: false },
+} satisfies Record<string, IdpUser>;
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
+
+const page = (title: string, body: string) => `<!doctype html>
+<html lang="pt-BR"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>
+<body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
+
+function loginPage(uid: string, problem?: string) {
+  return page(
+    "Login da Parceira (IdP de teste)",
+    `${problem ? `<p role="alert">${escapeHtml(problem)}</p>` : ""}
+    <form method="post" action="/interaction/${uid}/login">
+      <label>Usuário <input name="username" autocomplete="username" autofocus></label>
+      <label>Senha da empresa <input name="password" type="password" autocomplete="current-password"></label>
+      <button type="submit">Continuar</button>
+    </form>
+    <form method="post" action="/interaction/${uid}/abort"><button type="submit">Cancelar</button></form>`,
+  );
+}
+
+async function formBody(request: IncomingMessage): Promise<URLSearchParams> {
+  let body = "";
+  for await (const chunk of request) body += chunk;
+  return new URLSearchParams(body);
+}
+
+export interface RunningIdentityProvider {
+  issuer: string;
+  /** How many times its login form was shown (a second sign-in within its session shows none). */
+  loginPagesShown(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * oidc-provider (OpenID Certified) on 127.0.0.1 as the partner's IdP: discovery, the authorization code flow with
+ * PKCE required, ID tokens signed with a fresh RS256 key, RP-initiated logout, and a login page of its own.
+ * `redirectUris`: the app instances' `<AUTH_URL>/api/auth/callback/oidc`.
+ */
+export async function startIdentityProvider(appOrigins: string[]): Promise<RunningIdentityProvider> {
+  const { privateKey } = await generateKeyPair("RS256", { extractable: true });
+  const users = Object.values(IDP_USERS);
+  const configuration: Configuration = {
+    clients: [
+      {
+        client_id: IDP.clientId,
+        client_secret: IDP.clientSecret,
+        redirect_uris: appOrigins.map((origin) => `${origin}/api/auth/callback/oidc`),
+        post_logout_redirect_uris: appOrigins.map((origin) => `${origin}/sign-in`),
+        response_types: ["code"],
+        grant_types: ["authorization_code"],
+        token_endpoint_auth_method: "client_secret_basic",
+      },
+    ],
+    jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: "e2e", alg: "RS256", use: "sig" }] },
+    cookies: { keys: ["e2e-idp-cookie-key-0123456789abcdef"] },
+    // Every authorization request must carry an S256 challenge: a sign-in without PKCE fails here.
+    pkce: { required: () => true, methods: ["S256"] },
+    claims: {
+      openid: ["sub"],
+      email: ["email", "email_verified"],
+      profile: ["name", "realm_access"],
+    },
+    // The scopes' claims in the ID token itself, where Auth.js reads them (a Keycloak mapper's "add to ID token").
+    conformIdTokenClaims: false,
+    features: {
+      devInteractions: { enabled: false },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx, form) => {
+          ctx.body = page(
+            "Sair do login da Parceira?",
+            `${form}<button type="submit" form="op.logoutForm" name="logout" value="yes">Sair</button>`,
+          );
+        },
+        postLogoutSuccessSource: async (ctx) => {
+          ctx.body = page("Você saiu do login da Parceira", "");
+        },
+      },
+    },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    // The app is the partner's own (first-party) client: no consent screen.
+    async loadExistingGrant(ctx: KoaContextWithOIDC) {
+      const { client, session, result } = ctx.oidc;
+      const grantId = result?.consent?.grantId ?? session!.grantIdFor(client!.clientId);
+      if (grantId) return ctx.oidc.provider.Grant.find(grantId);
+      const grant = new ctx.oidc.provider.Grant({
+        clientId: client!.clientId,
+        accountId: session!.accountId,
+      });
+      grant.addOIDCScope("openid email profile");
+      await grant.save();
+      return grant;
+    },
+    async findAccount(_ctx, sub) {
+      const found = users.find((each) => each.sub === sub);
+      if (!found) return undefined;
+      return {
+        accountId: sub,
+        claims: async () => ({
+          sub,
+          email: found.email,
+          email_verified: found.emailVerified,
+          name: found.name,
+          realm_access: { roles: found.roles },
+        }),
+      };
+    },
+    renderError: async (ctx, out) => {
+      ctx.type = "html";
+      ctx.body = page("Erro no login da Parceira", `<p>${escapeHtml(String(out.error))}</p>`);
+    },
+    ttl: {
+      AccessToken: 600,
+      AuthorizationCode: 60,
+      IdToken: 600,
+      Interaction: 600,
+      Session: 3600,
+      Grant: 3600,
+    },
+  };
+  const provider = new Provider(IDP_ISSUER, configuration);
+  let loginPages = 0;
+
+  async function interaction(request: IncomingMessage, response: ServerResponse, path: string) {
+    const [, , uid, action] = path.split("/");
+    const details = await provider.interactionDetails(request, response);
+    if (details.uid !== uid) throw new Error("interaction mismatch");
+    if (request.method === "GET") {
+      loginPages += 1;
+      response.setHeader("content-type", "text/html; charset=utf-8");
+      response.end(loginPage(uid));
+      return;
+    }
+    if (action === "abort") {
+      await provider.interactionFinished(request, response, {
+        error: "access_denied",
+        error_description: "End-User aborted interaction",
+      });
+      return;
+    }
+    const form = await formBody(request);
+    const found = users.find((each) => each.username === form.get("username"));
+    if (!found || found.password !== form.get("password")) {
+      response.setHeader("content-type", "text/html; charset=utf-8");
+      response.end(loginPage(uid, "Usuário ou senha incorretos."));
+      return;
+    }
+    await provider.interactionFinished(request, response, { login: { accountId: found.sub } });
+  }
+
+  const handle = provider.callback();
+  const server: Server = createServer((request, response) => {
+    const path = new URL(request.url ?? "/", IDP_ISSUER).pathname;
+    if (!path.startsWith("/interaction/")) return void handle(request, response);
+    interaction(request, response, path).catch((error: Error) => {
+      response.statusCode = 400;
+      response.end(page("Erro no login da Parceira", escapeHtml(error.message)));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(IDP.port, "127.0.0.1", resolve));
+  return {
+    issuer: IDP_ISSUER,
+    loginPagesShown: () => loginPages,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,203 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { log } from "@/lib/log";
+import { diagnose, idpFetch, noteAuthError, withOidcAttempt } from "./oidc-attempt";
+
+/** An error as Auth.js throws it: a `type`, and the error it wraps in `cause.err`. */
+function authError(type: string, cause?: Record<string, unknown>): Error {
+  return Object.assign(new Error(`${type}. Read more at https://errors.authjs.dev`), { type, cause });
+}
+
+/** An oauth4webapi error as it is after the production build: a minified class name, and its code. */
+function protocolError(code: string, message: string, fields: Record<string, unknown> = {}): Error {
+  return Object.assign(new Error(message), { name: "tt", code }, fields);
+}
+
+/** A callback's cookies as the browser that started the sign-in sends them. */
+const STATE = "authjs.state=s";
+
+const attempt = (error: unknown, idpError?: string) => ({ unreachable: undefined, error, idpError });
+
+describe("diagnose", () => {
+  it("tells the agent's cancel at the IdP from the IdP's other refusals", () => {
+    expect(diagnose(attempt(authError("OAuthCallbackError"), "access_denied"))).toMatchObject({
+      failure: "oidc_cancelled",
+      detail: "access_denied",
+    });
+    expect(diagnose(attempt(authError("OAuthCallbackError"), "login_required"))).toMatchObject({
+      failure: "oidc_failed",
+    });
+    // Whatever the IdP (or an attacker) wrote there is not copied to the log unless it is one plain word.
+    expect(diagnose(attempt(authError("OAuthCallbackError"), "<script>"))).toEqual({
+      failure: "oidc_failed",
+      error: "OAuthCallbackError",
+      detail: undefined,
+    });
+  });
+
+  it("reads a missing or foreign check cookie, and a state or nonce that does not match, as a state mismatch", () => {
+    expect(diagnose(attempt(authError("InvalidCheck")))).toMatchObject({ failure: "oidc_state_mismatch" });
+    for (const message of [
+      'unexpected "state" response parameter value',
+      'unexpected JWT "nonce" claim value',
+    ]) {
+      const wrapped = authError("CallbackRouteError", {
+        err: protocolError("OAUTH_INVALID_RESPONSE", message),
+      });
+      expect(diagnose(attempt(wrapped)).failure).toBe("oidc_state_mismatch");
+    }
+  });
+
+  it("reads the IdP's refusal of a code (replayed, expired) as a failed sign-in, with its error code", () => {
+    const refused = protocolError(
+      "OAUTH_RESPONSE_BODY_ERROR",
+      "server responded with an error in the response body",
+      {
+        error: "invalid_grant",
+      },
+    );
+    expect(diagnose(attempt(authError("CallbackRouteError", { err: refused })))).toEqual({
+      failure: "oidc_failed",
+      error: "CallbackRouteError/OAUTH_RESPONSE_BODY_ERROR",
+      detail: "invalid_grant: server responded with an error in the response body",
+    });
+  });
+
+  it("reads our own failure (the database) as unavailable, and a network failure as the IdP unreachable", () => {
+    const database = authError("CallbackRouteError", {
+      err: new Error("connect ECONNREFUSED 127.0.0.1:5432"),
+    });
+    expect(diagnose(attempt(database))).toEqual({
+      failure: "sign_in_unavailable",
+      error: "CallbackRouteError/Error",
+    });
+    expect(
+      diagnose({ unreachable: { detail: "ECONNREFUSED" }, error: new TypeError("fetch failed") }),
+    ).toEqual({
+      failure: "oidc_unreachable",
+      detail: "ECONNREFUSED",
+    });
+  });
+});
+
+describe("withOidcAttempt", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("passes a clean step's value through", async () => {
+    expect(await withOidcAttempt("start", async () => "https://idp.example/auth")).toEqual({
+      ok: true,
+      value: "https://idp.example/auth",
+    });
+  });
+
+  it("turns an error Auth.js logged, or threw, into one failure and one log line without values", async () => {
+    const warn = vi.spyOn(log, "warn").mockImplementation(() => {});
+    const logged = await withOidcAttempt(
+      "callback",
+      async () => {
+        expect(noteAuthError(authError("InvalidCheck"))).toBe(true);
+        return new Response(null, { status: 302 });
+      },
+      { cookie: STATE },
+    );
+    expect(logged).toEqual({ ok: false, failure: "oidc_state_mismatch" });
+    const thrown = await withOidcAttempt(
+      "callback",
+      async () => {
+        throw authError("OAuthCallbackError");
+      },
+      { cookie: STATE, idpError: "access_denied" },
+    );
+    expect(thrown).toEqual({ ok: false, failure: "oidc_cancelled" });
+    expect(warn.mock.calls).toEqual([
+      [
+        "auth.oidc_sign_in_failed",
+        { stage: "callback", reason: "oidc_state_mismatch", error: "InvalidCheck" },
+      ],
+      [
+        "auth.oidc_sign_in_failed",
+        { stage: "callback", reason: "oidc_cancelled", error: "OAuthCallbackError", detail: "access_denied" },
+      ],
+    ]);
+    // Outside an attempt, Auth.js's errors are logged the usual way.
+    expect(noteAuthError(authError("InvalidCheck"))).toBe(false);
+  });
+
+  it("knows the IdP unreachable from its requests: refused connections and 5xx answers", async () => {
+    vi.spyOn(log, "warn").mockImplementation(() => {});
+    const server = createServer((_request, response) => response.writeHead(503).end());
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const failing = await withOidcAttempt(
+      "start",
+      async () => (await idpFetch(`http://127.0.0.1:${port}/`)).status,
+    );
+    expect(failing).toEqual({ ok: false, failure: "oidc_unreachable" });
+    await new Promise((resolve) => server.close(resolve));
+
+    const refused = await withOidcAttempt("start", () => idpFetch(`http://127.0.0.1:${port}/`));
+    expect(refused).toEqual({ ok: false, failure: "oidc_unreachable" });
+  });
+
+  it("sends nothing to an IdP address that is not https (loopback aside)", async () => {
+    vi.spyOn(log, "warn").mockImplementation(() => {});
+    const sent = vi.spyOn(globalThis, "fetch");
+    const insecure = await withOidcAttempt(
+      "callback",
+      () => idpFetch("http://login.parceira.example/token", { method: "POST", body: "code=x" }),
+      { cookie: STATE },
+    );
+    expect(insecure).toEqual({ ok: false, failure: "oidc_unreachable" });
+    expect(log.warn).toHaveBeenCalledWith(
+      "auth.oidc_sign_in_failed",
+      expect.objectContaining({ detail: "insecure_url" }),
+    );
+    expect(sent).not.toHaveBeenCalled();
+  });
+});
+
+describe("diagnose, for what is not the IdP's", () => {
+  it("takes a start without the CSRF token as an expired attempt, and names the database behind AccessDenied", () => {
+    expect(diagnose(attempt(authError("MissingCSRF")))).toEqual({
+      failure: "oidc_state_mismatch",
+      error: "MissingCSRF",
+    });
+    const database = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+    expect(diagnose(attempt(authError("AccessDenied", { err: database })))).toEqual({
+      failure: "sign_in_unavailable",
+      error: "AccessDenied/ECONNREFUSED",
+    });
+  });
+});
+
+describe("a callback without the state cookie", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("is refused without running the step, and one that carries it runs", async () => {
+    vi.spyOn(log, "warn").mockImplementation(() => {});
+    const step = vi.fn(async () => "ran");
+    expect(await withOidcAttempt("callback", step, { cookie: null })).toEqual({
+      ok: false,
+      failure: "oidc_state_mismatch",
+    });
+    expect(await withOidcAttempt("callback", step, { cookie: "authjs.nonce=a; xauthjs.state=b" })).toEqual({
+      ok: false,
+      failure: "oidc_state_mismatch",
+    });
+    expect(step).not.toHaveBeenCalled();
+    expect(log.warn).toHaveBeenCalledWith("auth.oidc_sign_in_failed", {
+      stage: "callback",
+      reason: "oidc_state_mismatch",
+      error: "MissingStateCookie",
+    });
+    expect(await withOidcAttempt("callback", step, { cookie: "authjs.nonce=a; authjs.state=b" })).toEqual({
+      ok: true,
+      value: "ran",
+    });
+    expect(await withOidcAttempt("callback", step, { cookie: "__Host-authjs.state=b" })).toEqual({
+      ok: true,
+      value: "ran",
+    });
+  });
+});

@@ -1,0 +1,171 @@
+import "server-only";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { isHttpsOrLoopback } from "@/lib/config/env-values";
+import type { OidcErrorCode } from "./oidc-errors";
+import { log } from "@/lib/log";
+
+/**
+ * One OIDC sign-in step (sending the agent to the IdP, or taking them back at the callback). Auth.js turns most of
+ * what can go wrong into one `?error=Configuration`; what really happened is gathered here, per request, from the
+ * IdP requests (idpFetch) and the error Auth.js logs, so the agent reads what it was and the log says why.
+ */
+interface Attempt {
+  unreachable: { detail: string } | undefined;
+  error: unknown;
+  /** The `error` parameter the IdP sent back to the callback (Auth.js's OAuthCallbackError does not keep it). */
+  idpError?: string | null;
+  /** A callback that came without the state cookie. */
+  missingState?: boolean;
+}
+
+const attempts = new AsyncLocalStorage<Attempt>();
+const IDP_TIMEOUT_MS = 10_000;
+
+export type OidcStage = "start" | "callback";
+export type OidcFailure = OidcErrorCode | "sign_in_unavailable";
+export type OidcAttemptResult<T> = { ok: true; value: T } | { ok: false; failure: OidcFailure };
+
+/**
+ * Auth.js's fetch for everything it asks the IdP (discovery, token): bounded in time, failures remembered, and https
+ * only (loopback aside). The ID token's signature is not checked in the code flow (it comes from the token
+ * endpoint over TLS), so an http address in the IdP's discovery would hand the code and the client secret to
+ * whoever is on the way, and is refused before a byte is sent.
+ */
+export async function idpFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const timeout = AbortSignal.timeout(IDP_TIMEOUT_MS);
+  const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+  const attempt = attempts.getStore();
+  const url = new URL(input instanceof Request ? input.url : input);
+  if (!isHttpsOrLoopback(url)) {
+    if (attempt) attempt.unreachable ??= { detail: "insecure_url" };
+    throw new TypeError("The IdP's address is not https");
+  }
+  try {
+    const response = await fetch(input, { ...init, signal });
+    if (response.status >= 500 && attempt) attempt.unreachable ??= { detail: `http_${response.status}` };
+    return response;
+  } catch (error) {
+    if (attempt) attempt.unreachable ??= { detail: networkProblemOf(error) };
+    throw error;
+  }
+}
+
+function networkProblemOf(error: unknown): string {
+  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError"))
+    return "timeout";
+  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
+  return typeof cause?.code === "string" ? cause.code : "network";
+}
+
+/** Auth.js's logger hands its errors here first: inside an attempt they belong to its one log line (true). */
+export function noteAuthError(error: Error): boolean {
+  const attempt = attempts.getStore();
+  if (!attempt) return false;
+  attempt.error ??= error;
+  return true;
+}
+
+// oauth4webapi's errors (the IdP's answer or the ID token failed a check) carry an `OAUTH_…` code; their class
+// names do not survive the production build's minifier. Their messages are the library's own fixed sentences
+// (which check failed), never a value from the answer, so they may go to the log.
+const isProtocolError = (error: Error): error is Error & { code: string } => {
+  const { code } = error as { code?: unknown };
+  return typeof code === "string" && code.startsWith("OAUTH_");
+};
+
+interface Diagnosis {
+  failure: OidcFailure;
+  /** For the log: which error, and a safe word on why. */
+  error?: string;
+  detail?: string;
+}
+
+const SAFE_WORD = /^[\w.:-]{1,64}$/;
+const safeWord = (value: unknown) => (typeof value === "string" && SAFE_WORD.test(value) ? value : undefined);
+
+/** What went wrong in an attempt, from what it gathered. Exported for its tests. */
+export function diagnose(attempt: Attempt): Diagnosis {
+  if (attempt.missingState) return { failure: "oidc_state_mismatch", error: "MissingStateCookie" };
+  if (attempt.unreachable) return { failure: "oidc_unreachable", detail: attempt.unreachable.detail };
+  const error = attempt.error;
+  if (!(error instanceof Error)) return { failure: "oidc_failed" };
+  const authType: unknown = (error as { type?: unknown }).type;
+  const type = typeof authType === "string" ? authType : error.name;
+  const cause = (error as { cause?: { err?: unknown } }).cause;
+
+  // The IdP answered the authorization request with an error (Auth.js has checked its state by then);
+  // `access_denied` is the agent pressing "cancel".
+  if (type === "OAuthCallbackError") {
+    const code = safeWord(attempt.idpError);
+    return {
+      failure: code === "access_denied" ? "oidc_cancelled" : "oidc_failed",
+      error: type,
+      detail: code,
+    };
+  }
+  // The state, PKCE or nonce cookie is missing or was not ours: another browser, an expired or forged attempt.
+  // A start without the sign-in page's CSRF token (a stale page, another site's form) is the same story.
+  if (type === "InvalidCheck" || type === "MissingCSRF")
+    return { failure: "oidc_state_mismatch", error: type };
+
+  // Auth.js wraps what the signIn callback or the session's start threw (our database) in these two.
+  const wraps = type === "CallbackRouteError" || type === "AccessDenied";
+  const inner = wraps && cause?.err instanceof Error ? cause.err : error;
+  if (isProtocolError(inner)) {
+    const mismatch = /"(state|nonce)"/.test(inner.message);
+    // A token endpoint's refusal names itself (`invalid_grant`: a code replayed or expired).
+    const refusal = safeWord((inner as { error?: unknown }).error);
+    return {
+      failure: mismatch ? "oidc_state_mismatch" : "oidc_failed",
+      error: `${type}/${inner.code}`,
+      detail: [refusal, inner.message.slice(0, 200)].filter(Boolean).join(": "),
+    };
+  }
+  // Our own part failed (the database, while finding the agent or opening the session).
+  const code = safeWord((inner as { code?: unknown }).code);
+  return { failure: "sign_in_unavailable", error: inner === error ? type : `${type}/${code ?? inner.name}` };
+}
+
+// Named as lib/auth/session-cookie.ts names it, with or without the https prefix.
+const STATE_COOKIE = /(?:^|;)\s*(?:__Host-)?authjs\.state=/;
+
+/** What a step needs of its request: the cookies, and at the callback the IdP's `error` parameter. */
+export interface OidcRequest {
+  cookie: string | null;
+  idpError?: string | null;
+}
+
+/**
+ * Runs one step of an OIDC sign-in and tells whether it failed, and how (one log line when it did). A step that
+ * throws is a failure too: Auth.js throws its own errors at a server action instead of redirecting.
+ * A callback without the state cookie is no sign-in this browser started: it is refused without running the step,
+ * because Auth.js reads the IdP's discovery before it looks at the state, so a forged callback would cost an
+ * outbound request.
+ */
+export async function withOidcAttempt<T>(
+  stage: OidcStage,
+  run: () => Promise<T>,
+  request: OidcRequest = { cookie: null },
+): Promise<OidcAttemptResult<T>> {
+  const attempt: Attempt = { unreachable: undefined, error: undefined, idpError: request.idpError };
+  if (stage === "callback" && !STATE_COOKIE.test(request.cookie ?? "")) {
+    attempt.missingState = true;
+    return failed(stage, attempt);
+  }
+  let value: T;
+  try {
+    value = await attempts.run(attempt, run);
+  } catch (error) {
+    attempt.error ??= error;
+    return failed(stage, attempt);
+  }
+  return attempt.error || attempt.unreachable ? failed(stage, attempt) : { ok: true, value };
+}
+
+function failed<T>(stage: OidcStage, attempt: Attempt): OidcAttemptResult<T> {
+  const { failure, error, detail } = diagnose(attempt);
+  const fields = { stage, reason: failure, ...(error ? { error } : {}), ...(detail ? { detail } : {}) };
+  if (failure === "sign_in_unavailable") log.error("auth.oidc_sign_in_failed", fields);
+  else log.warn("auth.oidc_sign_in_failed", fields);
+  return { ok: false, failure };
+}
