@@ -3,6 +3,7 @@ import { getDb } from "@/lib/db";
 import { listAgents } from "@/lib/db/queries/agents";
 import {
   countHistoryByStatus,
+  exportBatch,
   listHistoryPage,
   type HistoryCriteria,
   type SaleListRow,
@@ -100,18 +101,15 @@ export async function readHistoryPage(agent: SessionAgent, view: HistoryView): P
 export async function* visibleSaleBatches(
   agent: SessionAgent,
   filter: HistoryFilter,
-  batchSize = 2_000,
+  batchSize = 5_000,
 ): AsyncGenerator<SaleListItem[]> {
   const db = await getDb();
   const criteria = criteriaFor(agent, filter);
   let after: string | undefined;
   for (;;) {
-    const { rows, hasOlder } = await listHistoryPage(db, criteria, {
-      limit: batchSize,
-      cursor: after ? { direction: "older", submissionId: after } : undefined,
-    });
+    const rows = await exportBatch(db, criteria, { limit: batchSize, after });
     if (rows.length > 0) yield rows.map(toListItem);
-    if (!hasOlder) return;
+    if (rows.length < batchSize) return;
     after = rows.at(-1)!.submissionId;
   }
 }

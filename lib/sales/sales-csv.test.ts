@@ -1,3 +1,4 @@
+import { stringify } from "csv-stringify/sync";
 import { describe, expect, it } from "vitest";
 import type { SaleListItem } from "@/lib/dal/sales-history";
 import { csvStream, csvText, SALES_CSV_HEADER, salesCsvRecord } from "./sales-csv";
@@ -86,6 +87,49 @@ describe("the sales CSV", () => {
         `"a;b"`,
         `"a\nb"`,
       ].join(";") + "\r\n",
+    );
+  });
+
+  it("writes what csv-stringify writes with the same rules, for cells made of every character that matters", () => {
+    const pieces = [
+      "=",
+      "+",
+      "-",
+      "@",
+      "\t",
+      "\r",
+      "\n",
+      "\r\n",
+      ";",
+      ",",
+      '"',
+      "'",
+      "＝",
+      "＋",
+      "－",
+      "＠",
+      " ",
+      "a",
+      "ç",
+      "1",
+      "",
+    ];
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31);
+    const records = Array.from({ length: 400 }, () =>
+      Array.from({ length: 1 + (next() % 5) }, () =>
+        Array.from({ length: next() % 5 }, () => pieces[next() % pieces.length]).join(""),
+      ),
+    );
+    const library = {
+      delimiter: ";",
+      record_delimiter: "\r\n",
+      quote_record_delimiter: true,
+      escape_formulas: true,
+    };
+    expect(csvText(records)).toBe(stringify(records, library));
+    expect(csvText([SALES_CSV_HEADER], { bom: true })).toBe(
+      stringify([SALES_CSV_HEADER], { ...library, bom: true }),
     );
   });
 

@@ -8,7 +8,13 @@ import type { DatabaseHandle } from "../connection";
 import { sales, type SaleStatus } from "../schema";
 import { insertAgent } from "./agents";
 import { countDaysIn } from "./sale-day-counts";
-import { countHistoryByStatus, listHistoryPage, type HistoryCriteria } from "./sales-history";
+import {
+  countHistoryByStatus,
+  exportBatch,
+  listHistoryPage,
+  type HistoryCriteria,
+  type SaleListRow,
+} from "./sales-history";
 
 const ZONE = "America/Sao_Paulo";
 
@@ -139,6 +145,59 @@ describe.each(testDatabases)("the sales history on $name", ({ open }) => {
     }
     if (filter.agentId) expect(whole.every((row) => row.agentName === "Ana")).toBe(true);
     if (filter.status) expect(whole.every((row) => row.status === filter.status)).toBe(true);
+  });
+
+  it("exports, batch by batch, exactly the sales and values the pages show", async () => {
+    // A settled sale, and values JSON must carry as they are: quotes, a backslash, accents, an emoji, no externalId.
+    const settled = await insertSale({
+      agentId: ana,
+      status: "failed",
+      request: { customerName: 'Zé "Aspas" \\ Ñandú 😀' },
+      createdAt: sql`timestamptz '2026-04-01 12:00:00.987654+00'`,
+    });
+    await handle.db
+      .update(sales)
+      .set({
+        resolvedBy: bia,
+        resolution: "not-registered",
+        resolvedAt: new Date("2026-04-02T09:30:00.250Z"),
+        upstreamMessage: 'Timeout; "retry"',
+      })
+      .where(eq(sales.submissionId, settled.submissionId));
+    const shown = (row: SaleListRow): SaleListRow => ({
+      ...row,
+      request: {
+        customerName: row.request.customerName,
+        customerDocument: row.request.customerDocument,
+        planId: row.request.planId,
+        externalId: row.request.externalId,
+      },
+    });
+    for (const filter of [
+      criteria(),
+      criteria({ agentId: ana }),
+      criteria({ status: "unknown" }),
+      criteria({ search: saleSearch("cliente") }),
+    ]) {
+      const pages = (await listHistoryPage(handle.db, filter, { limit: 1000 })).rows.map(shown);
+      expect(pages.length).toBeGreaterThan(3);
+      for (const limit of [1, 4, 1000]) {
+        const exported: SaleListRow[] = [];
+        for (let after: string | undefined; ;) {
+          const batch = await exportBatch(handle.db, filter, { limit, after });
+          exported.push(...batch);
+          if (batch.length < limit) break;
+          after = batch.at(-1)!.submissionId;
+        }
+        expect(exported.map(shown)).toEqual(pages);
+      }
+    }
+    const [row] = (
+      await listHistoryPage(handle.db, criteria({ search: saleSearch(settled.protocol) }), { limit: 1 })
+    ).rows;
+    expect(row).toMatchObject({ resolverName: "Bia", upstreamMessage: 'Timeout; "retry"' });
+    expect(row!.request.customerName).toBe('Zé "Aspas" \\ Ñandú 😀');
+    await handle.db.delete(sales).where(eq(sales.submissionId, settled.submissionId));
   });
 
   it("misses and repeats nothing while new sales arrive between pages", async () => {

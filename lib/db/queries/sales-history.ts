@@ -1,6 +1,6 @@
 import "server-only";
 import { and, asc, count, desc, eq, or, sql, type SQL } from "drizzle-orm";
-import { alias } from "drizzle-orm/pg-core";
+import { alias, type PgColumn } from "drizzle-orm/pg-core";
 import type { HistoryCursor } from "@/lib/sales/history-filter";
 import type { SaleSearch } from "@/lib/sales/history-search";
 import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
@@ -20,11 +20,17 @@ export interface HistoryCriteria {
   timeZone: string;
 }
 
+/** What a list or an export shows of the request as sent. */
+export type SaleListRequest = Pick<
+  PartnerSaleRequestBody,
+  "customerName" | "customerDocument" | "planId" | "externalId"
+>;
+
 export interface SaleListRow {
   submissionId: string;
   protocol: string;
   status: SaleStatus;
-  request: PartnerSaleRequestBody;
+  request: SaleListRequest;
   agentName: string;
   createdAt: Date;
   upstreamMessage: string | null;
@@ -91,6 +97,14 @@ function cursorCondition(db: Database, criteria: HistoryCriteria, cursor: Histor
     : sql`(${sales.createdAt}, ${sales.submissionId}) > (${position})`;
 }
 
+/** The sales a page or an export batch reads: under the criteria, past the cursor if there is one. */
+function historyWhere(db: Database, criteria: HistoryCriteria, cursor: HistoryCursor | undefined) {
+  return and(
+    ...criteriaConditions(criteria, { withStatus: true }),
+    cursor ? cursorCondition(db, criteria, cursor) : undefined,
+  );
+}
+
 export interface HistoryPage {
   /** Newest first. */
   rows: SaleListRow[];
@@ -124,12 +138,7 @@ export async function listHistoryPage(
     .from(sales)
     .innerJoin(agents, eq(agents.id, sales.agentId))
     .leftJoin(resolver, eq(resolver.id, sales.resolvedBy))
-    .where(
-      and(
-        ...criteriaConditions(criteria, { withStatus: true }),
-        cursor ? cursorCondition(db, criteria, cursor) : undefined,
-      ),
-    )
+    .where(historyWhere(db, criteria, cursor))
     .orderBy(
       ...(newer
         ? [asc(sales.createdAt), asc(sales.submissionId)]
@@ -142,6 +151,89 @@ export async function listHistoryPage(
   return newer
     ? { rows: rows.reverse(), hasNewer: more, hasOlder: true }
     : { rows, hasNewer: cursor !== undefined, hasOlder: more };
+}
+
+/** A sale of an export batch as `json_build_array` lays it out (the order of `exportBatch`'s columns). */
+type ExportTuple = [
+  submissionId: string,
+  protocol: string,
+  status: SaleStatus,
+  agentName: string,
+  createdAtMs: number,
+  upstreamMessage: string | null,
+  resolverName: string | null,
+  resolvedAtMs: number | null,
+  customerName: string,
+  customerDocument: string,
+  planId: string,
+  externalId: string | null,
+];
+
+/** A time as JavaScript's milliseconds (JSON has no date). */
+const epochMs = (column: PgColumn) => sql`floor(extract(epoch from ${column}) * 1000)`;
+
+/**
+ * The next `limit` sales under the criteria, newest first, older than the sale `after` names: the export's read.
+ * The database hands over each batch as one JSON text (`json_agg`) rather than a row per sale with a dozen values
+ * each: decoding rows dominated the export's time (about 40 µs a sale in PGlite's WebAssembly), and one text is
+ * decoded by JSON.parse at native speed. Same criteria, order and keyset as the pages.
+ */
+export async function exportBatch(
+  db: Database,
+  criteria: HistoryCriteria,
+  { limit, after }: { limit: number; after?: string },
+): Promise<SaleListRow[]> {
+  const resolver = alias(agents, "resolver");
+  const batch = db
+    .select({
+      createdAt: sales.createdAt,
+      submissionId: sales.submissionId,
+      sale: sql`json_build_array(
+        ${sales.submissionId}, ${sales.protocol}, ${sales.status}, ${agents.name}, ${epochMs(sales.createdAt)},
+        ${sales.upstreamMessage}, ${resolver.name}, ${epochMs(sales.resolvedAt)}, ${field("customerName")},
+        ${field("customerDocument")}, ${field("planId")}, ${field("externalId")})`.as("sale"),
+    })
+    .from(sales)
+    .innerJoin(agents, eq(agents.id, sales.agentId))
+    .leftJoin(resolver, eq(resolver.id, sales.resolvedBy))
+    .where(historyWhere(db, criteria, after ? { direction: "older", submissionId: after } : undefined))
+    .orderBy(desc(sales.createdAt), desc(sales.submissionId))
+    .limit(limit)
+    .as("batch");
+  const [result] = await db
+    .select({
+      sales: sql<
+        string | null
+      >`json_agg(${batch.sale} order by ${batch.createdAt} desc, ${batch.submissionId} desc)::text`,
+    })
+    .from(batch);
+  const tuples: ExportTuple[] = result?.sales ? JSON.parse(result.sales) : [];
+  return tuples.map(
+    ([
+      submissionId,
+      protocol,
+      status,
+      agentName,
+      createdAtMs,
+      upstreamMessage,
+      resolverName,
+      resolvedAtMs,
+      customerName,
+      customerDocument,
+      planId,
+      externalId,
+    ]) => ({
+      submissionId,
+      protocol,
+      status,
+      agentName,
+      createdAt: new Date(createdAtMs),
+      upstreamMessage,
+      resolverName,
+      resolvedAt: resolvedAtMs === null ? null : new Date(resolvedAtMs),
+      request: { customerName, customerDocument, planId, externalId: externalId ?? undefined },
+    }),
+  );
 }
 
 export const noSales = (): Record<SaleStatus, number> => ({
