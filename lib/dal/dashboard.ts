@@ -51,12 +51,18 @@ export async function readDashboard(
   const timeZone = appTimeZone();
   const today = isoDateIn(now, timeZone);
   const days = daysEndingOn(today, PERIODS["30d"].days);
-  const byDay = perDay(await salesPerDay(db, { from: days[0]!, timeZone }), days);
+  // Three independent reads: on PostgreSQL they run side by side on the pool's connections.
+  const [dayRows, agentRows, everyone] = await Promise.all([
+    salesPerDay(db, { from: days[0]!, timeZone }),
+    salesPerAgent(db, { from: daysEndingOn(today, PERIODS[period].days)[0]!, timeZone }),
+    countHistoryByStatus(db, { timeZone }),
+  ]);
+  const byDay = perDay(dayRows, days);
   const periods = summarizePeriods(byDay, today);
   const chosen = periods.find((summary) => summary.period === period)!;
 
   const agents = new Map<string, AgentSummary>();
-  for (const row of await salesPerAgent(db, { from: chosen.from, timeZone })) {
+  for (const row of agentRows) {
     let summary = agents.get(row.agentId);
     if (!summary) {
       summary = {
@@ -80,7 +86,7 @@ export async function readDashboard(
     today,
     periods,
     days: days.map((day) => ({ day, counts: byDay.get(day)! })),
-    unknownToSettle: (await countHistoryByStatus(db, { timeZone }))?.unknown ?? 0,
+    unknownToSettle: everyone?.unknown ?? 0,
     period: chosen,
     agents: [...agents.values()].sort((a, b) => b.total - a.total || a.name.localeCompare(b.name, "pt-BR")),
   };

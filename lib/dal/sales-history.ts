@@ -82,12 +82,16 @@ export interface HistoryPageView {
 export async function readHistoryPage(agent: SessionAgent, view: HistoryView): Promise<HistoryPageView> {
   const db = await getDb();
   const criteria = criteriaFor(agent, view.filter);
-  let page = await listHistoryPage(db, criteria, { limit: HISTORY_PAGE_SIZE, cursor: view.cursor });
+  // Independent reads: on PostgreSQL they run side by side on the pool's connections.
+  const [first, counts] = await Promise.all([
+    listHistoryPage(db, criteria, { limit: HISTORY_PAGE_SIZE, cursor: view.cursor }),
+    countHistoryByStatus(db, criteria, { searchCap: SEARCH_COUNT_CAP }),
+  ]);
   // Back at the top, "Mais recentes" shows the newest page whole, as the history's first page does.
-  if (view.cursor?.direction === "newer" && !page.hasNewer) {
-    page = await listHistoryPage(db, criteria, { limit: HISTORY_PAGE_SIZE });
-  }
-  const counts = await countHistoryByStatus(db, criteria, { searchCap: SEARCH_COUNT_CAP });
+  const page =
+    view.cursor?.direction === "newer" && !first.hasNewer
+      ? await listHistoryPage(db, criteria, { limit: HISTORY_PAGE_SIZE })
+      : first;
   return {
     sales: page.rows.map(toListItem),
     counts,
