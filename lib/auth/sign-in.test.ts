@@ -4,7 +4,7 @@ import { testDatabases } from "@/test/databases";
 import type { DatabaseHandle } from "@/lib/db/connection";
 import { findAgentByEmail, insertAgent, setAgentDisabled } from "@/lib/db/queries/agents";
 import { hashPassword } from "./password";
-import { authenticateAgent } from "./sign-in";
+import { authenticateAgent, SIGN_IN_ADMISSION } from "./sign-in";
 
 const MINUTE = 60_000;
 
@@ -146,6 +146,28 @@ describe.each(testDatabases)("sign-in on $name", ({ open }) => {
       results.filter((result) => !result.ok && result.reason === "locked").length,
     ).toBeGreaterThanOrEqual(15);
     expect(await attempt("eva@example.com", "correct horse", at(41))).toMatchObject({ reason: "locked" });
+  });
+
+  it("lets four sign-ins at a time reach the database, 32 wait, and tells the rest it is busy at once", async () => {
+    address++;
+    const { running, waiting } = SIGN_IN_ADMISSION;
+    const turnedAway = 10;
+    // Different e-mails from one address: no account locks, and fewer than the address's 50 failures.
+    const results = await Promise.all(
+      Array.from({ length: running + waiting + turnedAway }, (_, index) =>
+        attempt(`flood${index}@example.com`, "wrong", at(50)),
+      ),
+    );
+    expect(results.slice(-turnedAway)).toEqual(Array(turnedAway).fill({ ok: false, reason: "busy" }));
+    expect(results.slice(0, -turnedAway).every((result) => !result.ok && result.reason === "invalid")).toBe(
+      true,
+    );
+    // Turned away before counting: the address has spent 36 of its 50 failures, not 46, so 13 more are still
+    // plain failures and the right password then gets in.
+    for (let index = 0; index < 13; index++) {
+      expect(await attempt(`more${index}@example.com`, "wrong", at(51))).toMatchObject({ reason: "invalid" });
+    }
+    expect((await attempt("ana@example.com", "correct horse", at(52))).ok).toBe(true);
   });
 
   it("forgets a key a day after its last attempt and lock", async () => {

@@ -11,7 +11,7 @@ import {
   type ThrottlePolicy,
 } from "@/lib/db/queries/sign-in-throttle";
 import type { Agent } from "@/lib/db/schema";
-import { QueueFullError } from "@/lib/bounded-queue";
+import { BoundedQueue, QueueFullError } from "@/lib/bounded-queue";
 import { verifyPassword } from "./password";
 
 const MINUTE = 60_000;
@@ -43,6 +43,12 @@ export type SignInResult =
 export const accountKey = (email: string) => `account:${normalizeEmail(email)}`;
 export const addressKey = (address: string) => `address:${address}`;
 
+// A password sign-in makes four to six database round trips. Unbounded, a flood of them holds every pooled
+// connection, and sales and honest sign-ins wait past the pool's timeout: at most four run at once (the pool has
+// ten), 32 wait, and the rest are told "busy" at once, nothing read or counted.
+export const SIGN_IN_ADMISSION = { running: 4, waiting: 32 } as const;
+const signIns = new BoundedQueue(SIGN_IN_ADMISSION.running, SIGN_IN_ADMISSION.waiting);
+
 /**
  * Every attempt is counted on the account and on the address before the password is checked (so twenty guesses
  * sent at once still get at most five checks), and taken back when it succeeds or was never checked.
@@ -51,6 +57,19 @@ export async function authenticateAgent(
   db: Database,
   credentials: { email: string; password: string; address: string },
   now: Date = new Date(),
+): Promise<SignInResult> {
+  try {
+    return await signIns.run(() => checkCredentials(db, credentials, now));
+  } catch (error) {
+    if (error instanceof QueueFullError) return { ok: false, reason: "busy" };
+    throw error;
+  }
+}
+
+async function checkCredentials(
+  db: Database,
+  credentials: { email: string; password: string; address: string },
+  now: Date,
 ): Promise<SignInResult> {
   const account = accountKey(credentials.email);
   const address = addressKey(credentials.address);
