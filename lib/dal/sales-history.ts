@@ -105,7 +105,7 @@ export async function readHistoryPage(agent: SessionAgent, view: HistoryView): P
 export async function* visibleSaleBatches(
   agent: SessionAgent,
   filter: HistoryFilter,
-  batchSize = 5_000,
+  batchSize = 2_000,
 ): AsyncGenerator<SaleListItem[]> {
   const db = await getDb();
   const criteria = criteriaFor(agent, filter);
