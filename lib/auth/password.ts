@@ -14,9 +14,9 @@ const ARGON2ID = {
 } as const;
 
 // argon2 runs on Node's thread pool (4 threads), which DNS look-ups and file I/O share: two hashes at a time leave
-// it room, and a short line of waiters bounds the delay; a flood of sign-ins beyond that is told to try again
-// (QueueFullError) instead of starving sales.
-const hashing = new BoundedQueue(2, 16);
+// it room. The line of waiters needs no bound of its own: password sign-ins are admitted four at a time by the
+// sign-in gate (lib/auth/sign-in.ts), which tells a flood "busy" before it reaches the database or this queue.
+const hashing = new BoundedQueue(2, Number.POSITIVE_INFINITY);
 
 export function hashPassword(password: string): Promise<string> {
   return hash(password, ARGON2ID);
@@ -25,7 +25,7 @@ export function hashPassword(password: string): Promise<string> {
 // Verified when the e-mail is unknown too, so a response's timing does not tell which accounts exist.
 let decoyHash: Promise<string> | undefined;
 
-/** Throws `QueueFullError` when too many checks are already running or waiting. */
+/** Whether `password` matches `storedHash`; with no hash, a decoy is checked and the answer is no. */
 export async function verifyPassword(storedHash: string | null, password: string): Promise<boolean> {
   return hashing.run(async () => {
     if (!storedHash) {

@@ -36,7 +36,7 @@ export const ADDRESS_POLICY: ThrottlePolicy = {
 export type SignInResult =
   | { ok: true; agent: Agent }
   | { ok: false; reason: "invalid" }
-  /** Too many password checks under way: nothing was checked or counted, the person may try again at once. */
+  /** Too many sign-ins under way: nothing was read, checked or counted; the person may try again at once. */
   | { ok: false; reason: "busy" }
   | { ok: false; reason: "locked"; retryAfterSeconds: number };
 
@@ -89,16 +89,7 @@ async function checkCredentials(
   }
 
   const agent = await findAgentByEmail(db, credentials.email);
-  let passwordMatches: boolean;
-  try {
-    passwordMatches = await verifyPassword(agent?.passwordHash ?? null, credentials.password);
-  } catch (error) {
-    if (error instanceof QueueFullError) {
-      await Promise.all([uncountAttempt(db, account), uncountAttempt(db, address)]);
-      return { ok: false, reason: "busy" };
-    }
-    throw error;
-  }
+  const passwordMatches = await verifyPassword(agent?.passwordHash ?? null, credentials.password);
   if (agent && passwordMatches && !agent.disabledAt) {
     await Promise.all([clearFailures(db, account), uncountAttempt(db, address)]);
     return { ok: true, agent };

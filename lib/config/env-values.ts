@@ -10,7 +10,7 @@ export function text(env: RawEnv, name: string): string | undefined {
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
 /** localhost, 127.0.0.0/8 or ::1: traffic that never leaves the machine. */
-export function isLoopbackHost(hostname: string): boolean {
+function isLoopbackHost(hostname: string): boolean {
   return (
     LOOPBACK_HOSTS.has(hostname) || hostname.endsWith(".localhost") || /^127(\.\d{1,3}){3}$/.test(hostname)
   );

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig, type RawEnv } from "./parse";
+import type { RawEnv } from "./env-values";
+import { ConfigError, parseConfig } from "./parse";
 
 const root = join(import.meta.dirname, "../..");
 const oidc: RawEnv = {

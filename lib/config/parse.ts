@@ -6,8 +6,6 @@ import { OidcConfigError, parseOidc, parseSwitch, type OidcConfig } from "./oidc
 import { PlanCatalogueError, readPlanCatalogue, type Plan } from "./plans";
 import { parseEmbedPortals, PortalConfigError, type EmbedPortal } from "./portals";
 
-export type { RawEnv } from "./env-values";
-
 export interface Config {
   /** "sandbox" when PARTNER_API_BASE_URL is unset: the bundled sandbox upstream stands in for the provider. */
   mode: "sandbox" | "live";

@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseConfig, type RawEnv } from "./parse";
+import type { RawEnv } from "./env-values";
+import { ConfigError, parseConfig } from "./parse";
 
 const root = join(import.meta.dirname, "../..");
 const ORIGINS = "https://portal-a.example,https://portal-b.example";
