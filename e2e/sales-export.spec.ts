@@ -10,13 +10,13 @@ import { sellOverApi } from "./support/sell";
 const HEADER =
   "Data;Protocolo;Situação;Agente;Cliente;CPF;Plano;ID do cliente no parceiro;Mensagem do fornecedor;Conferida por;Conferida em";
 
-/** The file as a spreadsheet reads it: a UTF-8 BOM, then CRLF-separated records of `;`-separated cells. */
+/** The file as a spreadsheet reads it: a UTF-8 BOM, then LF-separated records of `;`-separated cells. */
 function csvLines(bytes: Buffer): string[] {
   expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
   const text = bytes.subarray(3).toString("utf8");
-  expect(text.endsWith("\r\n")).toBe(true);
-  expect(text.replaceAll("\r\n", "")).not.toMatch(/[\r\n]/);
-  return text.slice(0, -2).split("\r\n");
+  expect(text.endsWith("\n")).toBe(true);
+  expect(text).not.toMatch(/\r/);
+  return text.slice(0, -1).split("\n");
 }
 
 test("the export holds the history's filter and only the agent's own sales, safe to open in a spreadsheet", async ({

@@ -54,10 +54,10 @@ function brazilianDay(daysAgo: number): string {
   return new Intl.DateTimeFormat("pt-BR", { timeZone: "America/Sao_Paulo" }).format(day);
 }
 
-/** The file as a spreadsheet reads it: a UTF-8 BOM, then CRLF-separated records of `;`-separated cells. */
+/** The file as a spreadsheet reads it: a UTF-8 BOM, then LF-separated records of `;`-separated cells. */
 function csvRows(bytes: Buffer): string[][] {
   expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
-  const [header, ...rows] = bytes.subarray(3).toString("utf8").slice(0, -2).split("\r\n");
+  const [header, ...rows] = bytes.subarray(3).toString("utf8").slice(0, -1).split("\n");
   expect(header).toBe(HEADER);
   return rows.map((row) => row.split(";"));
 }

@@ -2,9 +2,9 @@ import "server-only";
 import { isoDateIn, STATUS_LABELS } from "@/lib/format";
 import { log } from "@/lib/log";
 import type { HistoryFilter } from "@/lib/sales/history-filter";
-import { csvStream, SALES_CSV_HEADER, salesCsvRecord } from "@/lib/sales/sales-csv";
+import { csvStream, SALES_CSV_HEADER } from "@/lib/sales/sales-csv";
 import { appTimeZone } from "./sales";
-import { visibleSaleBatches } from "./sales-history";
+import { visibleSalesCsv } from "./sales-history";
 import type { SessionAgent } from "./session";
 
 /** "vendas-a-confirmar-2026-04-03.csv": what it holds and the day it was taken, in the app's time zone. */
@@ -30,13 +30,13 @@ export function exportVisibleSales(
   const timeZone = appTimeZone();
   const startedAt = Date.now();
 
-  async function* records(): AsyncGenerator<string[][]> {
+  async function* lines(): AsyncGenerator<Uint8Array> {
     let rows = 0;
     let completed = false;
     try {
-      for await (const batch of visibleSaleBatches(agent, filter)) {
-        rows += batch.length;
-        yield batch.map((sale) => salesCsvRecord(sale, timeZone));
+      for await (const batch of visibleSalesCsv(agent, filter)) {
+        rows += batch.rows;
+        yield batch.csv;
       }
       completed = true;
     } catch (error) {
@@ -58,6 +58,6 @@ export function exportVisibleSales(
 
   return {
     fileName: exportFileName(filter, new Date(startedAt), timeZone),
-    body: csvStream(SALES_CSV_HEADER, records()),
+    body: csvStream(SALES_CSV_HEADER, lines()),
   };
 }

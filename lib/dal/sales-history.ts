@@ -3,12 +3,13 @@ import { getDb } from "@/lib/db";
 import { listAgents } from "@/lib/db/queries/agents";
 import {
   countHistoryByStatus,
-  exportBatch,
+  exportCsvBatch,
   listHistoryPage,
   type HistoryCriteria,
   type SaleListRow,
 } from "@/lib/db/queries/sales-history";
 import type { SaleStatus } from "@/lib/db/schema";
+import { getConfig } from "@/lib/env";
 import { maskCpf } from "@/lib/format";
 import { HISTORY_PAGE_SIZE, type HistoryFilter, type HistoryView } from "@/lib/sales/history-filter";
 import { saleSearch } from "@/lib/sales/history-search";
@@ -101,21 +102,24 @@ export async function readHistoryPage(agent: SessionAgent, view: HistoryView): P
   };
 }
 
-/** Every sale the agent may see under `filter`, newest first, one batch of `batchSize` in memory at a time. */
-export async function* visibleSaleBatches(
+/**
+ * Every sale the agent may see under `filter`, newest first, as the export's CSV lines (written by the database:
+ * `exportCsvBatch`), one batch of `batchSize` sales in memory at a time.
+ */
+export async function* visibleSalesCsv(
   agent: SessionAgent,
   filter: HistoryFilter,
-  batchSize = 2_000,
-): AsyncGenerator<SaleListItem[]> {
+  batchSize = 10_000,
+): AsyncGenerator<{ csv: Uint8Array; rows: number }> {
   const db = await getDb();
   const criteria = criteriaFor(agent, filter);
+  const names = { plans: getConfig().plans ?? [] };
   let after: string | undefined;
-  for (;;) {
-    const rows = await exportBatch(db, criteria, { limit: batchSize, after });
-    if (rows.length > 0) yield rows.map(toListItem);
-    if (rows.length < batchSize) return;
-    after = rows.at(-1)!.submissionId;
-  }
+  do {
+    const batch = await exportCsvBatch(db, criteria, { limit: batchSize, after, names });
+    if (batch.rows > 0) yield batch;
+    after = batch.last;
+  } while (after);
 }
 
 export interface AgentOption {

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
+import { stringify } from "csv-stringify/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatDateTime, maskCpf, STATUS_LABELS } from "@/lib/format";
 import { saleSearch } from "@/lib/sales/history-search";
-import { newProtocol } from "@/lib/sales/protocol";
+import { formatProtocol, newProtocol } from "@/lib/sales/protocol";
 import { testDatabases } from "@/test/databases";
 import type { DatabaseHandle } from "../connection";
 import { sales, type SaleStatus } from "../schema";
@@ -10,7 +12,7 @@ import { insertAgent } from "./agents";
 import { countDaysIn } from "./sale-day-counts";
 import {
   countHistoryByStatus,
-  exportBatch,
+  exportCsvBatch,
   listHistoryPage,
   type HistoryCriteria,
   type SaleListRow,
@@ -147,57 +149,98 @@ describe.each(testDatabases)("the sales history on $name", ({ open }) => {
     if (filter.status) expect(whole.every((row) => row.status === filter.status)).toBe(true);
   });
 
-  it("exports, batch by batch, exactly the sales and values the pages show", async () => {
-    // A settled sale, and values JSON must carry as they are: quotes, a backslash, accents, an emoji, no externalId.
-    const settled = await insertSale({
-      agentId: ana,
-      status: "failed",
-      request: { customerName: 'Zé "Aspas" \\ Ñandú 😀' },
-      createdAt: sql`timestamptz '2026-04-01 12:00:00.987654+00'`,
-    });
-    await handle.db
-      .update(sales)
-      .set({
-        resolvedBy: bia,
-        resolution: "not-registered",
-        resolvedAt: new Date("2026-04-02T09:30:00.250Z"),
-        upstreamMessage: 'Timeout; "retry"',
-      })
-      .where(eq(sales.submissionId, settled.submissionId));
-    const shown = (row: SaleListRow): SaleListRow => ({
-      ...row,
-      request: {
-        customerName: row.request.customerName,
-        customerDocument: row.request.customerDocument,
-        planId: row.request.planId,
-        externalId: row.request.externalId,
-      },
-    });
-    for (const filter of [
-      criteria(),
-      criteria({ agentId: ana }),
-      criteria({ status: "unknown" }),
-      criteria({ search: saleSearch("cliente") }),
-    ]) {
-      const pages = (await listHistoryPage(handle.db, filter, { limit: 1000 })).rows.map(shown);
-      expect(pages.length).toBeGreaterThan(3);
-      for (const limit of [1, 4, 1000]) {
-        const exported: SaleListRow[] = [];
-        for (let after: string | undefined; ;) {
-          const batch = await exportBatch(handle.db, filter, { limit, after });
-          exported.push(...batch);
-          if (batch.length < limit) break;
-          after = batch.at(-1)!.submissionId;
-        }
-        expect(exported.map(shown)).toEqual(pages);
+  it("exports, batch by batch, exactly the sales the pages show, formatted as they are and safe in a spreadsheet", async () => {
+    // A settled sale with values CSV must quote or neutralise, and values an inlined literal must carry as they
+    // are: quotes, a backslash, dollar quotes, accents, an emoji; no externalId, an empty one.
+    const tricky = [
+      '=HYPERLINK("http://x")',
+      "+55 11",
+      "-Ana",
+      "@SUM(A1)",
+      "\tTab",
+      "\rCR",
+      "＝1+1",
+      "a;b",
+      "a\nb",
+      "a\r\nb",
+      'Zé "Aspas" \\ Ñandú 😀',
+      "O'Brien $v$ $v0$ 100%_",
+    ];
+    const made: { submissionId: string }[] = [];
+    try {
+      for (const [index, customerName] of tricky.entries()) {
+        made.push(
+          await insertSale({
+            agentId: index % 2 ? ana : bia,
+            status: "failed",
+            request: {
+              customerName,
+              planId: index % 3 === 0 ? "GOLD-1" : index % 3 === 1 ? "=outro" : randomUUID(),
+              ...(index % 4 === 0 ? { externalId: "" } : index % 4 === 1 ? { externalId: "-7" } : {}),
+            },
+            createdAt: sql`timestamptz '2026-04-01 12:00:00.987654+00' + ${index} * interval '1 minute'`,
+          }),
+        );
       }
+      await handle.db
+        .update(sales)
+        .set({
+          resolvedBy: bia,
+          resolution: "not-registered",
+          resolvedAt: new Date("2026-04-02T09:30:00.250Z"),
+          upstreamMessage: 'Timeout; "retry"',
+        })
+        .where(eq(sales.submissionId, made[0]!.submissionId));
+      const names = { plans: [{ id: "gold-1", name: "=Plano; Ouro" }] };
+      const shown = (row: SaleListRow) => [
+        formatDateTime(row.createdAt, ZONE, "minutes"),
+        formatProtocol(row.protocol),
+        STATUS_LABELS[row.status],
+        row.agentName,
+        row.request.customerName,
+        maskCpf(row.request.customerDocument),
+        names.plans.find((plan) => plan.id === row.request.planId.toLowerCase())?.name ?? row.request.planId,
+        row.request.externalId ?? "",
+        row.upstreamMessage ?? "",
+        row.resolverName ?? "",
+        row.resolvedAt ? formatDateTime(row.resolvedAt, ZONE, "minutes") : "",
+      ];
+      // COPY also quotes a cell holding a lone CR, which a spreadsheet would read as a line break.
+      const spreadsheet = {
+        delimiter: ";",
+        record_delimiter: "unix",
+        escape_formulas: true,
+        quoted_match: /\r/,
+      };
+      const decoder = new TextDecoder();
+      for (const filter of [
+        criteria(),
+        criteria({ agentId: ana }),
+        criteria({ status: "failed" }),
+        criteria({ search: saleSearch("cliente") }),
+        criteria({ search: saleSearch("o'brien $v$ $v0$ 100%_") }),
+      ]) {
+        const pages = (await listHistoryPage(handle.db, filter, { limit: 1000 })).rows;
+        expect(pages.length).toBeGreaterThan(0);
+        const expected = stringify(pages.map(shown), spreadsheet);
+        for (const limit of [1, 4, 1000]) {
+          let exported = "";
+          let rows = 0;
+          for (let after: string | undefined, batches = 0; batches === 0 || after; batches++) {
+            const batch = await exportCsvBatch(handle.db, filter, { limit, after, names });
+            expect(batch.rows).toBeLessThanOrEqual(limit);
+            exported += decoder.decode(batch.csv);
+            rows += batch.rows;
+            after = batch.last;
+          }
+          expect(rows).toBe(pages.length);
+          expect(exported).toBe(expected);
+        }
+      }
+    } finally {
+      for (const { submissionId } of made)
+        await handle.db.delete(sales).where(eq(sales.submissionId, submissionId));
     }
-    const [row] = (
-      await listHistoryPage(handle.db, criteria({ search: saleSearch(settled.protocol) }), { limit: 1 })
-    ).rows;
-    expect(row).toMatchObject({ resolverName: "Bia", upstreamMessage: 'Timeout; "retry"' });
-    expect(row!.request.customerName).toBe('Zé "Aspas" \\ Ñandú 😀');
-    await handle.db.delete(sales).where(eq(sales.submissionId, settled.submissionId));
   });
 
   it("misses and repeats nothing while new sales arrive between pages", async () => {
