@@ -11,7 +11,8 @@ export default defineConfig({
   },
   test: {
     include: ["**/*.test.ts", "**/*.test.tsx"],
-    exclude: ["node_modules/**", "e2e/**", ".next/**"],
+    // .tmp holds local scratch (bench ledgers, experiments), never tests.
+    exclude: ["**/node_modules/**", "e2e/**", ".next/**", ".tmp/**"],
     environment: "node",
     testTimeout: 30_000,
     hookTimeout: 60_000,
