@@ -1,6 +1,6 @@
 import "server-only";
 import { and, asc, count, desc, eq, or, sql, type SQL } from "drizzle-orm";
-import { alias, type PgColumn } from "drizzle-orm/pg-core";
+import { alias } from "drizzle-orm/pg-core";
 import type { HistoryCursor } from "@/lib/sales/history-filter";
 import type { SaleSearch } from "@/lib/sales/history-search";
 import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
@@ -173,43 +173,45 @@ const FORMULA_STARTS = sql.raw(`'=', '+', '-', '@', E'\\t', E'\\r', '＝', '＋'
 const spreadsheetText = (value: SQL) =>
   sql`case when left(${value}, 1) in (${FORMULA_STARTS}) then '''' || ${value} else nullif(${value}, '') end`;
 
-const minutesIn = (column: PgColumn, timeZone: string) =>
-  sql`to_char(${column} at time zone ${timeZone}, 'DD/MM/YYYY HH24:MI')`;
+/** A column of the export's `sale` subquery. */
+const sale = (column: string) => sql.raw(`sale.${column}`);
+
+const minutesIn = (time: SQL, timeZone: string) =>
+  sql`to_char(${time} at time zone ${timeZone}, 'DD/MM/YYYY HH24:MI')`;
 
 /**
  * One sale as the export's cells, in the header's order, formatted as the pages format them (`lib/format`,
  * `formatProtocol`, the plan's name): the time to the minute in the app's zone, the protocol grouped, the status in
  * words, the CPF masked. sales-history.test.ts holds this against the pages' values, written by csv-stringify.
  */
-function exportCells(criteria: HistoryCriteria, names: ExportNames, resolverName: PgColumn): SQL {
-  const planId = field("planId");
+function exportCells(criteria: HistoryCriteria, names: ExportNames): SQL {
   const statusLabel = sql.join(
     Object.entries(STATUS_LABELS).map(([status, label]) => sql`when ${status} then ${label}`),
     sql` `,
   );
   // Each name is a constant the planner neutralises once; only an id no plan has is looked at row by row.
   const plan = names.plans.length
-    ? sql`case lower(${planId}) ${sql.join(
+    ? sql`case lower(${sale("plan_id")}) ${sql.join(
         names.plans.map(
           ({ id, name }) => sql`when ${id.toLowerCase()} then ${spreadsheetText(sql`${name}`)}`,
         ),
         sql` `,
-      )} else ${spreadsheetText(planId)} end`
-    : spreadsheetText(planId);
-  const document = field("customerDocument");
+      )} else ${spreadsheetText(sale("plan_id"))} end`
+    : spreadsheetText(sale("plan_id"));
+  const document = sale("customer_document");
   return sql.join(
     [
-      minutesIn(sales.createdAt, criteria.timeZone),
-      sql`left(${sales.protocol}, 5) || '-' || substr(${sales.protocol}, 6)`,
-      sql`case ${sales.status} ${statusLabel} end`,
-      spreadsheetText(sql`${agents.name}`),
-      spreadsheetText(field("customerName")),
+      minutesIn(sale("created_at"), criteria.timeZone),
+      sql`left(${sale("protocol")}, 5) || '-' || substr(${sale("protocol")}, 6)`,
+      sql`case ${sale("status")} ${statusLabel} end`,
+      spreadsheetText(sql`agent.name`),
+      spreadsheetText(sale("customer_name")),
       sql`'***.' || substr(${document}, 4, 3) || '.' || substr(${document}, 7, 3) || '-**'`,
       plan,
-      spreadsheetText(field("externalId")),
-      spreadsheetText(sql`${sales.upstreamMessage}`),
-      spreadsheetText(sql`${resolverName}`),
-      minutesIn(sales.resolvedAt, criteria.timeZone),
+      spreadsheetText(sale("external_id")),
+      spreadsheetText(sale("upstream_message")),
+      spreadsheetText(sql`resolver.name`),
+      minutesIn(sale("resolved_at"), criteria.timeZone),
     ],
     sql`, `,
   );
@@ -236,27 +238,30 @@ export async function exportCsvBatch(
     .orderBy(desc(sales.createdAt), desc(sales.submissionId))
     .offset(limit - 1)
     .limit(1);
-  const resolver = alias(agents, "resolver");
-  const batch = db
-    .select({ cells: sql`${exportCells(criteria, names, resolver.name)}` })
-    .from(sales)
-    .innerJoin(agents, eq(agents.id, sales.agentId))
-    .leftJoin(resolver, eq(resolver.id, sales.resolvedBy))
-    .where(
-      and(
-        where,
-        last
-          ? cursorCondition(
-              db,
-              criteria,
-              { direction: "newer", submissionId: last.submissionId },
-              { inclusive: true },
-            )
-          : undefined,
-      ),
-    )
-    .orderBy(desc(sales.createdAt), desc(sales.submissionId));
-  const { csv, rows } = await copyCsv(db, batch.getSQL());
+  const upToLast = last
+    ? cursorCondition(
+        db,
+        criteria,
+        { direction: "newer", submissionId: last.submissionId },
+        { inclusive: true },
+      )
+    : undefined;
+  const batchWhere = and(where, upToLast);
+  // The request's fields are read once a sale, in the subquery: `offset 0` keeps the planner from copying each
+  // `->>` into every cell that reads it (two or three a field, most of the cells' time in PGlite).
+  const batch = sql`
+    select ${exportCells(criteria, names)}
+    from (
+      select ${sales.createdAt}, ${sales.submissionId}, ${sales.protocol}, ${sales.status}, ${sales.agentId},
+        ${sales.upstreamMessage}, ${sales.resolvedBy}, ${sales.resolvedAt},
+        ${field("customerName")} as customer_name, ${field("customerDocument")} as customer_document,
+        ${field("planId")} as plan_id, ${field("externalId")} as external_id
+      from ${sales} ${batchWhere ? sql`where ${batchWhere}` : sql.empty()} offset 0
+    ) sale
+    join ${agents} agent on agent.id = sale.agent_id
+    left join ${agents} resolver on resolver.id = sale.resolved_by
+    order by sale.created_at desc, sale.submission_id desc`;
+  const { csv, rows } = await copyCsv(db, batch);
   return { csv, rows, last: last?.submissionId };
 }
 
