@@ -39,34 +39,46 @@ export function inlined(query: SQL): string {
 
 const CSV = "(format csv, delimiter ';')";
 
+// Set for the COPY's transaction only. A timestamp cast to text reads `DD/MM/YYYY HH24:MI:SS[.ffffff]`, the order
+// Brazilian spreadsheets read, at a fraction of to_char's cost (DateStyle "SQL, DMY"). No JIT: a batch's row count
+// is estimated from its keyset bounds at ten times what it is, and PostgreSQL spent as long compiling the batch's
+// expressions (~70 ms) as running them; PGlite has no JIT and takes the setting as it is.
+const SETTINGS = "set local datestyle = 'SQL, DMY'; set local jit = off";
+
 /**
  * The rows of `query` as CSV written by the database itself (COPY: `;` between cells, LF after each row, a cell
- * quoted when it holds `;`, `"` or a line break, NULL as an empty cell), and how many rows it holds. PGlite copies
- * into a blob; PostgreSQL streams COPY TO STDOUT on one connection of the pool. For a bounded batch: the whole
- * text is in memory.
+ * quoted when it holds `;`, `"` or a line break, NULL as an empty cell), and how many rows it holds. A timestamp
+ * cast to text in `query` reads day first (`SETTINGS`). PGlite copies into a blob; PostgreSQL streams COPY TO
+ * STDOUT on one connection of the pool. For a bounded batch: the whole text is in memory.
  */
 export async function copyCsv(db: Database, query: SQL): Promise<{ csv: Uint8Array; rows: number }> {
-  const select = inlined(query);
+  const copy = `copy (${inlined(query)})`;
   const client = (db as unknown as { $client: unknown }).$client;
   if (client instanceof PGlite) {
-    const result = await client.query(`copy (${select}) to '/dev/blob' with ${CSV}`);
-    const csv = result.blob ? new Uint8Array(await result.blob.arrayBuffer()) : new Uint8Array();
-    return { csv, rows: result.affectedRows ?? 0 };
+    return client.transaction(async (transaction) => {
+      await transaction.exec(SETTINGS);
+      const result = await transaction.query(`${copy} to '/dev/blob' with ${CSV}`);
+      const csv = result.blob ? new Uint8Array(await result.blob.arrayBuffer()) : new Uint8Array();
+      return { csv, rows: result.affectedRows ?? 0 };
+    });
   }
   if (client instanceof pg.Pool || client instanceof pg.Client) {
     const connection = client instanceof pg.Pool ? await client.connect() : client;
     let failed: Error | undefined;
     try {
-      const stream = connection.query(copyTo(`copy (${select}) to stdout with ${CSV}`));
+      await connection.query(`begin; ${SETTINGS}`);
+      const stream = connection.query(copyTo(`${copy} to stdout with ${CSV}`));
       const chunks: Buffer[] = [];
       for await (const chunk of stream) chunks.push(chunk as Buffer);
+      await connection.query("commit");
       return { csv: Buffer.concat(chunks), rows: stream.rowCount };
     } catch (error) {
       failed = error as Error;
       throw error;
     } finally {
-      // A connection whose COPY failed halfway is not handed to the next query.
+      // A connection whose COPY failed halfway (its transaction open or aborted) is not handed to the next query.
       if (connection !== client) (connection as pg.PoolClient).release(failed);
+      else if (failed) await connection.query("rollback").catch(() => undefined);
     }
   }
   throw new Error("copyCsv: the database's client is neither PGlite nor node-postgres.");

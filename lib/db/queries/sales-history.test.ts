@@ -7,7 +7,7 @@ import { saleSearch } from "@/lib/sales/history-search";
 import { formatProtocol, newProtocol } from "@/lib/sales/protocol";
 import { testDatabases } from "@/test/databases";
 import type { DatabaseHandle } from "../connection";
-import { sales, type SaleStatus } from "../schema";
+import { agents, sales, type SaleStatus } from "../schema";
 import { insertAgent } from "./agents";
 import { countDaysIn } from "./sale-day-counts";
 import {
@@ -167,15 +167,23 @@ describe.each(testDatabases)("the sales history on $name", ({ open }) => {
       "O'Brien $v$ $v0$ 100%_",
     ];
     const made: { submissionId: string }[] = [];
+    // An agent's name is a cell too, in either column (the sale's agent, the supervisor who settled it).
+    const caio = await insertAgent(handle.db, {
+      email: "c@example.com",
+      name: '=Caio; "C"',
+      role: "supervisor",
+      passwordHash: null,
+    });
     try {
       for (const [index, customerName] of tricky.entries()) {
         made.push(
           await insertSale({
-            agentId: index % 2 ? ana : bia,
+            agentId: index % 3 === 2 ? caio.id : index % 2 ? ana : bia,
             status: "failed",
             request: {
               customerName,
-              planId: index % 3 === 0 ? "GOLD-1" : index % 3 === 1 ? "=outro" : randomUUID(),
+              // The plan's id as configured, in another case, unknown to the configuration.
+              planId: ["gold-1", "GOLD-1", "=outro", randomUUID()][index % 4]!,
               ...(index % 4 === 0 ? { externalId: "" } : index % 4 === 1 ? { externalId: "-7" } : {}),
             },
             createdAt: sql`timestamptz '2026-04-01 12:00:00.987654+00' + ${index} * interval '1 minute'`,
@@ -185,7 +193,7 @@ describe.each(testDatabases)("the sales history on $name", ({ open }) => {
       await handle.db
         .update(sales)
         .set({
-          resolvedBy: bia,
+          resolvedBy: caio.id,
           resolution: "not-registered",
           resolvedAt: new Date("2026-04-02T09:30:00.250Z"),
           upstreamMessage: 'Timeout; "retry"',
@@ -240,6 +248,7 @@ describe.each(testDatabases)("the sales history on $name", ({ open }) => {
     } finally {
       for (const { submissionId } of made)
         await handle.db.delete(sales).where(eq(sales.submissionId, submissionId));
+      await handle.db.delete(agents).where(eq(agents.id, caio.id));
     }
   });
 
