@@ -91,6 +91,15 @@ export const STATUS_LABELS = {
   unknown: "A confirmar",
 } as const;
 
+/**
+ * What the history, a sale's page and the export show instead of a customer whose personal data was erased
+ * (lib/customers/retention.ts, `npm run customers -- erase`).
+ */
+export const ERASURE_LABELS = {
+  retention: "dados removidos (retenção)",
+  request: "dados removidos (pedido do titular)",
+} as const;
+
 /** "Venda aceita", "Venda a confirmar": the heading of a sale's page, in the vocabulary's words. */
 export const saleTitle = (status: keyof typeof STATUS_LABELS) =>
   `Venda ${STATUS_LABELS[status].toLowerCase()}`;

@@ -1,12 +1,39 @@
 import "server-only";
 import { seedDemoAccounts } from "./auth/demo-accounts";
-import { ConfigError } from "./config/parse";
+import { runRetention } from "./customers/retention";
+import { ConfigError, type Config } from "./config/parse";
 import { getDb } from "./db";
+import type { Database } from "./db/connection";
 import { markStalePendingUnknown } from "./db/queries/sales";
 import { deferredSubmissionIds } from "./sales/outcome-outbox";
 import { getConfig } from "./env";
 import { log } from "./log";
 import { partnerApi } from "./partner-api";
+
+/** How often each instance offers to run retention; the lease lets one of them at a time. */
+const RETENTION_EVERY_MS = 60 * 60_000;
+
+/**
+ * Customer-data retention, at start and hourly after (lib/customers/retention.ts). With retention off, the run
+ * still carries out erasure requests that waited for their sale to be settled.
+ */
+function scheduleRetention(db: Database, config: Config): void {
+  const days = config.customerDataRetentionDays;
+  if (days === null) {
+    log.warn("customers.retention_off", {
+      hint: "CUSTOMER_DATA_RETENTION_DAYS=0: customers' personal data is kept until they ask for erasure",
+    });
+  } else {
+    log.info("customers.retention", { days });
+  }
+  const run = async () => {
+    const result = await runRetention(db, { retentionDays: days, actor: "retention" });
+    if (result.expired + result.requested > 0) log.info("customers.retention_erased", { ...result });
+  };
+  const guarded = () => void run().catch((error) => log.error("customers.retention_failed", { error }));
+  guarded();
+  setInterval(guarded, RETENTION_EVERY_MS).unref();
+}
 
 function stop(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -53,6 +80,7 @@ export async function startServer(): Promise<void> {
       () => void sweep().catch((error) => log.error("sales.sweep_failed", { error })),
       orphanAfterMs,
     ).unref();
+    scheduleRetention(db, config);
   } catch (error) {
     stop(`Database error: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -210,6 +210,18 @@ describe("APP_TIME_ZONE", () => {
   });
 });
 
+describe("CUSTOMER_DATA_RETENTION_DAYS", () => {
+  it("keeps customers' data five years unless told otherwise; 0 turns retention off", () => {
+    expect(parseConfig({}, root).customerDataRetentionDays).toBe(1_825);
+    expect(parseConfig({ CUSTOMER_DATA_RETENTION_DAYS: "90" }, root).customerDataRetentionDays).toBe(90);
+    expect(parseConfig({ CUSTOMER_DATA_RETENTION_DAYS: "0" }, root).customerDataRetentionDays).toBeNull();
+  });
+
+  it.each(["-1", "thirty", "36501", "1.5"])("refuses %j, naming the variable", (value) => {
+    expect(problemOf({ CUSTOMER_DATA_RETENTION_DAYS: value }).variable).toBe("CUSTOMER_DATA_RETENTION_DAYS");
+  });
+});
+
 describe("TRUSTED_PROXIES", () => {
   it("trusts no forwarded header when unset", () => {
     expect(parseConfig({}, root).trustedProxies).toEqual({ kind: "none" });

@@ -47,6 +47,11 @@ export interface Config {
   passwordSignIn: boolean;
   /** IANA zone of the times people read: history, sale page, export (APP_TIME_ZONE). */
   timeZone: string;
+  /**
+   * Days a settled sale keeps its customer's personal data (CUSTOMER_DATA_RETENTION_DAYS, default 1,825: five
+   * years); null ("0") = kept until the customer asks for erasure.
+   */
+  customerDataRetentionDays: number | null;
   port: number;
   sandboxPort: number;
   /** `npm start` also appends the app's and the sandbox's log lines here. */
@@ -282,6 +287,18 @@ function publicUrlFrom(
   return publicUrl;
 }
 
+/**
+ * Five years by default: what Brazilian law gives a consumer to claim for a faulty service (CDC art. 27) and the
+ * tax authority to review a sale (CTN art. 173), the purposes the data is kept for after the sale (LGPD art. 16 I).
+ * "0" turns retention off explicitly; the server says so at every start.
+ */
+const RETENTION_DAYS_DEFAULT = 1_825;
+
+function retentionDaysFrom(env: RawEnv): number | null {
+  const days = integer(env, "CUSTOMER_DATA_RETENTION_DAYS", RETENTION_DAYS_DEFAULT, 0, 36_500);
+  return days === 0 ? null : days;
+}
+
 export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
   const liveBaseUrl = httpUrl(env, "PARTNER_API_BASE_URL");
   const mode = liveBaseUrl ? "live" : "sandbox";
@@ -340,6 +357,7 @@ export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
     embed,
     ...signIn,
     timeZone: parseTimeZone(text(env, "APP_TIME_ZONE")),
+    customerDataRetentionDays: retentionDaysFrom(env),
     port,
     sandboxPort,
     logFile: text(env, "LOG_FILE") ? resolve(cwd, text(env, "LOG_FILE")!) : undefined,

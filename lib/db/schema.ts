@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
+  bigint,
   boolean,
   check,
   date,
@@ -113,6 +114,9 @@ export type AgentRole = (typeof agentRole.enumValues)[number];
 
 export const saleStatus = pgEnum("sale_status", ["pending", "accepted", "rejected", "failed", "unknown"]);
 
+/** Why a sale's personal data was erased: its retention period ended, or the customer asked (LGPD art. 18). */
+export const personalDataErasure = pgEnum("personal_data_erasure", ["retention", "request"]);
+
 /** What a supervisor learnt from the provider about an `unknown` sale. */
 export const saleResolution = pgEnum("sale_resolution", ["registered", "not-registered"]);
 
@@ -157,6 +161,19 @@ export const sales = pgTable(
     customerNameFolded: text("customer_name_folded").generatedAlwaysAs(
       sql`sales_fold(request ->> 'customerName')`,
     ),
+    /**
+     * When the customer's personal data was erased in place, and why (lib/db/queries/customer-data.ts): name,
+     * e-mail, phone and birth date emptied, the CPF cut to the digits its mask shows. The sale itself stays.
+     */
+    personalDataErasedAt: timestamp("personal_data_erased_at", { withTimezone: true }),
+    personalDataErasure: personalDataErasure("personal_data_erasure"),
+    /** The customer asked for erasure while the sale was unsettled: it is erased as soon as it is settled. */
+    erasureRequestedAt: timestamp("erasure_requested_at", { withTimezone: true }),
+    /**
+     * The CPF as a keyed digest (lib/customers/digest.ts), set when its customer asks for erasure and kept after
+     * it: the operator can still confirm the erasure to them by CPF. Retention keeps none.
+     */
+    customerDocumentDigest: text("customer_document_digest"),
   },
   (table) => [
     // The history and its export read newest first, page after page (keyset on the last two columns), for
@@ -165,6 +182,21 @@ export const sales = pgTable(
     // Status last: one agent's counts per status are read from this index alone.
     index("sales_agent_created_idx").on(table.agentId, table.createdAt, table.submissionId, table.status),
     index("sales_status_created_idx").on(table.status, table.createdAt, table.submissionId),
+    check(
+      "sales_erasure_when_erased",
+      sql`(${table.personalDataErasure} is null) = (${table.personalDataErasedAt} is null)`,
+    ),
+    // What retention reads: the sales not yet erased, oldest first (erased ones, the old part of the ledger, are
+    // not in it); the sales a customer asked about; an erased CPF's sales.
+    index("sales_retention_idx")
+      .on(table.createdAt)
+      .where(sql`${table.personalDataErasedAt} is null`),
+    index("sales_erasure_requested_idx")
+      .on(table.erasureRequestedAt)
+      .where(sql`${table.erasureRequestedAt} is not null and ${table.personalDataErasedAt} is null`),
+    index("sales_customer_document_digest_idx")
+      .on(table.customerDocumentDigest)
+      .where(sql`${table.customerDocumentDigest} is not null`),
     check(
       "sales_resolution_when_resolved",
       sql`(${table.resolution} is null) = (${table.resolvedAt} is null)`,
@@ -216,4 +248,52 @@ export const embedTokenUses = pgTable("embed_token_uses", {
   jti: text("jti").primaryKey(),
   expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
   usedAt: timestamp("used_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * Who did what to personal data (LGPD art. 37: a record of the processing), appended and never changed: a
+ * trigger refuses UPDATE, DELETE and TRUNCATE (migration 0012). Rows name the actor and, where one sale is
+ * concerned, its protocol; never a customer's data. `details` holds counts and filter names.
+ */
+export const auditAction = pgEnum("audit_action", [
+  "customer.found",
+  "customer.exported",
+  "customer.erased",
+  "retention.erased",
+  "history.exported",
+  "sale.settled",
+  "agent.changed",
+]);
+
+export const auditEvents = pgTable(
+  "audit_events",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
+    action: auditAction("action").notNull(),
+    /** The agent or supervisor who acted in the app; null for the operator's CLI and the retention job. */
+    agentId: uuid("agent_id").references(() => agents.id),
+    /** "agent", "cli:<operating-system user>" or "retention". */
+    actor: text("actor").notNull(),
+    /** The sale concerned, when one is. */
+    protocol: text("protocol"),
+    /** What the operator gave with --reason. */
+    reason: text("reason"),
+    details: jsonb("details").$type<Record<string, unknown>>().notNull().default({}),
+  },
+  (table) => [index("audit_events_at_idx").on(table.at)],
+);
+
+export type AuditEvent = typeof auditEvents.$inferSelect;
+export type AuditAction = (typeof auditAction.enumValues)[number];
+
+/**
+ * Who runs a periodic job now (retention), so that of several instances one at a time does: taken with a
+ * conditional upsert, renewed as the job goes, given back when it ends, and free again by itself when its holder
+ * died (`expiresAt`). lib/db/queries/job-leases.ts.
+ */
+export const jobLeases = pgTable("job_leases", {
+  job: text("job").primaryKey(),
+  holder: text("holder").notNull(),
+  expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
 });

@@ -1,10 +1,12 @@
 import "server-only";
-import { and, desc, eq, inArray, lt, notInArray, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, lt, notInArray, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { PartnerSaleField, PartnerSaleRequestBody } from "@/lib/partner-api/types";
 import { newProtocol } from "@/lib/sales/protocol";
 import type { Database } from "../connection";
 import { prepared } from "../prepared";
+import { recordAuditEvent } from "./audit-events";
+import { eraseIfRequested } from "./customer-data";
 import { agents, sales, type Sale, type SaleResolution, type SaleStatus } from "../schema";
 
 export type Claim = { claimed: true; sale: Sale } | { claimed: false; sale: Sale };
@@ -54,6 +56,10 @@ export async function claimSubmission(
         eq(sales.submissionId, input.submissionId),
         eq(sales.agentId, input.agentId),
         eq(sales.status, "failed"),
+        // An erased sale, or one whose customer asked for erasure, is history: sending its key again answers what
+        // was recorded, it does not sell anew with the customer's data.
+        isNull(sales.personalDataErasedAt),
+        isNull(sales.erasureRequestedAt),
       ),
     )
     .returning();
@@ -211,22 +217,37 @@ export async function findSale(
 /**
  * A supervisor settles an `unknown` sale after asking the provider: registered → accepted; not registered →
  * failed (nothing to duplicate, so it may be sold again). What the provider answered stays in `outcomeDetail`;
- * the settlement is `resolution`, by whom and when. Only `unknown` rows move; returns undefined otherwise.
+ * the settlement is `resolution`, by whom and when, and the audit trail records it in the same transaction (with
+ * the erasure its customer asked for meanwhile, if they did). Only `unknown` rows move; returns undefined
+ * otherwise: the row as settled, before any erasure.
  */
 export async function resolveUnknownSale(
   db: Database,
   input: { submissionId: string; supervisorId: string; resolution: SaleResolution },
 ): Promise<Sale | undefined> {
-  const [sale] = await db
-    .update(sales)
-    .set({
-      status: input.resolution === "registered" ? "accepted" : "failed",
-      resolution: input.resolution,
-      resolvedBy: input.supervisorId,
-      resolvedAt: sql`now()`,
-      updatedAt: sql`now()`,
-    })
-    .where(and(eq(sales.submissionId, input.submissionId), eq(sales.status, "unknown")))
-    .returning();
-  return sale;
+  return db.transaction(async (tx) => {
+    const [sale] = await tx
+      .update(sales)
+      .set({
+        status: input.resolution === "registered" ? "accepted" : "failed",
+        resolution: input.resolution,
+        resolvedBy: input.supervisorId,
+        resolvedAt: sql`now()`,
+        updatedAt: sql`now()`,
+      })
+      .where(and(eq(sales.submissionId, input.submissionId), eq(sales.status, "unknown")))
+      .returning();
+    if (sale) {
+      // Its customer asked for erasure while it waited: now that it is settled, it goes.
+      if (sale.erasureRequestedAt) await eraseIfRequested(tx, sale.submissionId);
+      await recordAuditEvent(tx, {
+        action: "sale.settled",
+        actor: "agent",
+        agentId: input.supervisorId,
+        protocol: sale.protocol,
+        details: { resolution: input.resolution },
+      });
+    }
+    return sale;
+  });
 }

@@ -1,0 +1,141 @@
+import "server-only";
+import { and, asc, eq, inArray, isNotNull, isNull, lt, notInArray, or, sql, type SQL } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import type { Database } from "../connection";
+import { agents, sales, type Agent, type Sale } from "../schema";
+import { recordAuditEvent, type AuditEventInput } from "./audit-events";
+
+export type ErasureReason = NonNullable<Sale["personalDataErasure"]>;
+
+/**
+ * A sale whose outcome is still open keeps its data: `pending` may be on its way to the provider, `unknown` waits
+ * for a supervisor to ask the provider with it. Settling moves either to another status.
+ */
+const SETTLED = notInArray(sales.status, ["pending", "unknown"]);
+const NOT_ERASED = isNull(sales.personalDataErasedAt);
+
+/**
+ * Erasure in place. The stored request is rebuilt from what may stay (an allowlist: plan, partner source, the
+ * partner's customer id), with the customer's name, e-mail and phone empty, no birth date, and the CPF cut to the
+ * six digits its mask shows ("***.982.247-**" is made from "***982247**"). The protocol, status, agent, times and
+ * the provider's answer are other columns and stay. A customer's request keeps the CPF's keyed digest set when it
+ * was asked (`eraseCustomer`), so their later requests still find the sale; retention keeps none.
+ */
+function erasure(reason: ErasureReason) {
+  const request = (key: string) => sql`${sales.request} -> ${sql.raw(`'${key}'`)}`;
+  return {
+    request: sql`jsonb_strip_nulls(jsonb_build_object(
+      'planId', ${request("planId")}, 'partnerSource', ${request("partnerSource")},
+      'externalId', ${request("externalId")})) || jsonb_build_object(
+      'customerName', '', 'customerEmail', '', 'customerPhone', '',
+      'customerDocument', '***' || substr(${sales.request} ->> 'customerDocument', 4, 6) || '**')`,
+    customerDocumentDigest: reason === "request" ? sql`${sales.customerDocumentDigest}` : null,
+    personalDataErasedAt: sql`now()`,
+    personalDataErasure: reason,
+    updatedAt: sql`now()`,
+  };
+}
+
+/**
+ * Erases up to `limit` settled sales matching `where`, oldest first, and returns their protocols. Rows another
+ * erasure took meanwhile are skipped (`for update skip locked`), so each row is erased once.
+ */
+async function eraseWhere(
+  db: Database,
+  where: SQL | undefined,
+  { reason, limit }: { reason: ErasureReason; limit: number },
+): Promise<string[]> {
+  const chosen = db
+    .select({ submissionId: sales.submissionId })
+    .from(sales)
+    .where(and(NOT_ERASED, SETTLED, where))
+    .orderBy(asc(sales.createdAt))
+    .limit(limit)
+    .for("update", { skipLocked: true });
+  const erased = await db
+    .update(sales)
+    .set(erasure(reason))
+    .where(and(inArray(sales.submissionId, chosen), NOT_ERASED, SETTLED))
+    .returning({ protocol: sales.protocol });
+  return erased.map((row) => row.protocol);
+}
+
+/** A batch of sales created before `createdBefore` whose data retention erases now. */
+export function eraseExpiredBatch(
+  db: Database,
+  { createdBefore, limit }: { createdBefore: Date; limit: number },
+): Promise<string[]> {
+  return eraseWhere(db, lt(sales.createdAt, createdBefore), { reason: "retention", limit });
+}
+
+/** A batch of sales whose customer asked for erasure while they were unsettled, and that are settled now. */
+export function eraseRequestedBatch(db: Database, { limit }: { limit: number }): Promise<string[]> {
+  return eraseWhere(db, isNotNull(sales.erasureRequestedAt), { reason: "request", limit });
+}
+
+/** The sale `submissionId`, if its customer asked for erasure and it is settled: a supervisor just settled it. */
+export async function eraseIfRequested(db: Database, submissionId: string): Promise<boolean> {
+  const erased = await eraseWhere(
+    db,
+    and(eq(sales.submissionId, submissionId), isNotNull(sales.erasureRequestedAt)),
+    { reason: "request", limit: 1 },
+  );
+  return erased.length > 0;
+}
+
+/** One customer's sales, by their CPF's digits: those still holding it, and those erased at their request. */
+function ofCustomer(cpf: string, digest: string): SQL {
+  return or(sql`${sales.request} ->> 'customerDocument' = ${cpf}`, eq(sales.customerDocumentDigest, digest))!;
+}
+
+/**
+ * A customer's erasure request, with its audit event in the same transaction. Every sale of theirs is marked with
+ * the request (its time and the CPF's keyed digest, `digest`); the settled ones are erased now, the others when a
+ * supervisor settles them or at retention's next run. Returns the protocols of each.
+ */
+export async function eraseCustomer(
+  db: Database,
+  { cpf, digest, audit }: { cpf: string; digest: string; audit: Omit<AuditEventInput, "action" | "details"> },
+): Promise<{ erased: string[]; waiting: string[] }> {
+  return db.transaction(async (tx) => {
+    await tx
+      .update(sales)
+      .set({
+        erasureRequestedAt: sql`coalesce(${sales.erasureRequestedAt}, now())`,
+        customerDocumentDigest: digest,
+      })
+      .where(and(NOT_ERASED, ofCustomer(cpf, digest)));
+    const erased = await eraseWhere(tx, ofCustomer(cpf, digest), { reason: "request", limit: 100_000 });
+    const waiting = await tx
+      .select({ protocol: sales.protocol })
+      .from(sales)
+      .where(and(NOT_ERASED, ofCustomer(cpf, digest)))
+      .orderBy(asc(sales.createdAt));
+    const result = { erased, waiting: waiting.map((row) => row.protocol) };
+    await recordAuditEvent(tx, { ...audit, action: "customer.erased", details: result });
+    return result;
+  });
+}
+
+export interface CustomerSale {
+  sale: Sale;
+  agent: Pick<Agent, "id" | "name" | "email">;
+  resolver: Pick<Agent, "id" | "name" | "email"> | null;
+}
+
+/** Everything held about one customer's sales, oldest first (an access request, LGPD art. 18 II). */
+export async function customerSales(db: Database, { cpf, digest }: { cpf: string; digest: string }) {
+  const resolver = alias(agents, "resolver");
+  const rows = await db
+    .select({
+      sale: sales,
+      agent: { id: agents.id, name: agents.name, email: agents.email },
+      resolver: { id: resolver.id, name: resolver.name, email: resolver.email },
+    })
+    .from(sales)
+    .innerJoin(agents, eq(agents.id, sales.agentId))
+    .leftJoin(resolver, eq(resolver.id, sales.resolvedBy))
+    .where(ofCustomer(cpf, digest))
+    .orderBy(asc(sales.createdAt), asc(sales.submissionId));
+  return rows satisfies CustomerSale[];
+}
