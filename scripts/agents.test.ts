@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,30 +6,11 @@ import { openDatabase, type DatabaseHandle } from "@/lib/db/connection";
 import { findSessionAgent, openSession } from "@/lib/db/queries/sessions";
 import { findAgentByEmail } from "@/lib/db/queries/agents";
 import { findAgentByOidcIdentity, linkOidcIdentity } from "@/lib/db/queries/oidc-identities";
+import { runTool } from "@/test/cli";
 import { testDatabases } from "@/test/databases";
 
-const root = join(import.meta.dirname, "..");
-
-// Asynchronous on purpose: with PGlite, this test process serves the CLI's queries through its socket.
-function agentsCli(args: string[], env: Record<string, string>, input?: string) {
-  const child = spawn(
-    join(root, "node_modules/.bin/tsx"),
-    ["--conditions=react-server", "scripts/agents.ts", ...args],
-    {
-      cwd: root,
-      env: { ...process.env, PARTNER_API_BASE_URL: "", DATABASE_URL: "", ...env },
-      timeout: 60_000,
-    },
-  );
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk) => (stdout += chunk));
-  child.stderr.on("data", (chunk) => (stderr += chunk));
-  child.stdin.end(input ?? "");
-  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on("close", (status) => resolve({ status, stdout, stderr })),
-  );
-}
+const agentsCli = (args: string[], env: Record<string, string>, input?: string) =>
+  runTool("agents", args, env, input);
 
 describe.each(testDatabases)("agents CLI on $name, while the app holds the database", ({ open }) => {
   let handle: DatabaseHandle & { databaseUrl?: string; dataDir: string };
@@ -189,6 +169,32 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
     const result = await agentsCli(args, env);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain(message);
+  });
+
+  it("puts every change to an account on the audit trail, with who ran it", async () => {
+    const trail = await runTool("audit", ["list"], env);
+    expect(trail.status).toBe(0);
+    const changes = trail.stdout
+      .split("\n")
+      .filter((line) => line.includes("agent.changed"))
+      .map((line) => {
+        const [, , actor, , , details] = line.split("  ");
+        return { actor, ...(JSON.parse(details!) as { command: string; agent: string }) };
+      });
+    expect(changes.map(({ command, agent }) => `${command} ${agent}`)).toEqual([
+      "add joana@example.com",
+      "add sup@example.com",
+      "disable joana@example.com",
+      "enable joana@example.com",
+      "reset-password joana@example.com",
+      "end-sessions sup@example.com",
+      "add sso@example.com",
+      "add sso2@example.com",
+      "unlink-idp sso@example.com",
+    ]);
+    for (const { actor } of changes) expect(actor).toMatch(/^cli:\S+$/);
+    // A refused command changed nothing and recorded nothing.
+    expect(trail.stdout).not.toContain("nobody@example.com");
   });
 });
 

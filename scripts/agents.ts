@@ -1,15 +1,13 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
-import nextEnv from "@next/env";
 import {
   generatePassword,
   hashPassword,
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
 } from "../lib/auth/password";
-import { ConfigError, parseConfig, type Config } from "../lib/config/parse";
-import { DataDirBusyError, openDatabase, type Database } from "../lib/db/connection";
+import type { Database } from "../lib/db/connection";
+import { recordAuditEvent } from "../lib/db/queries/audit-events";
 import {
   AgentExistsError,
   findAgentByEmail,
@@ -21,6 +19,7 @@ import {
 import { unlinkOidcIdentities } from "../lib/db/queries/oidc-identities";
 import { endAgentSessions, listOpenSessions } from "../lib/db/queries/sessions";
 import type { Agent } from "../lib/db/schema";
+import { CommandError, runCli, UsageError, type CliContext } from "./cli";
 
 const USAGE = `Manage agent accounts.
 
@@ -38,9 +37,6 @@ PASSWORD_SIGN_IN=off) adds an account that signs in only through the partner's I
 unlink-idp forgets the agent's IdP identity, so the next sign-in through the IdP links it again by e-mail.
 Works while the app runs: with the embedded database it goes through the app's socket in DATA_DIR.`;
 
-class UsageError extends Error {}
-
-const root = join(import.meta.dirname, "..");
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 function requireEmail(value: string | undefined): string {
@@ -78,12 +74,15 @@ async function agentByEmail(db: Database, email: string): Promise<Agent> {
   return agent;
 }
 
-async function run(
-  command: string | undefined,
-  args: string[],
-  db: () => Promise<Database>,
-  config: Pick<Config, "sessions" | "passwordSignIn">,
-): Promise<string> {
+async function run(command: string, args: string[], { db, config, operator }: CliContext): Promise<string> {
+  // Every change to an account goes on the audit trail: who ran it, on which account, what.
+  const changed = async (agent: Agent, change: Record<string, unknown>) =>
+    recordAuditEvent(await db(), {
+      action: "agent.changed",
+      actor: operator,
+      details: { command, agent: agent.email, ...change },
+    });
+
   const { values } = parseArgs({
     args,
     options: {
@@ -109,6 +108,7 @@ async function run(
       if (values["no-password"] && given) throw new UsageError("Give a password or --no-password, not both.");
       if (values["no-password"] || (!config.passwordSignIn && !given)) {
         const agent = await insertAgent(await db(), { email, name, role, passwordHash: null });
+        await changed(agent, { role, password: false });
         return `Added ${describe(agent)} (no password: signs in through the partner's IdP or portal)`;
       }
       const { password, generated } = passwordFrom(values);
@@ -118,6 +118,7 @@ async function run(
         role,
         passwordHash: await hashPassword(password),
       });
+      await changed(agent, { role, password: true });
       return `Added ${describe(agent)}${generated ? `\nPassword: ${password}` : ""}`;
     }
     case "list": {
@@ -129,6 +130,7 @@ async function run(
       const email = requireEmail(values.email);
       const agent = await setAgentDisabled(await db(), email, command === "disable");
       if (!agent) throw new UsageError(`No agent with the e-mail ${email}.`);
+      await changed(agent, {});
       return `${command === "disable" ? "Disabled (open sessions end on their next request)" : "Enabled"}: ${describe(agent)}`;
     }
     case "reset-password": {
@@ -136,6 +138,7 @@ async function run(
       const { password, generated } = passwordFrom(values);
       const agent = await setAgentPassword(await db(), email, await hashPassword(password));
       if (!agent) throw new UsageError(`No agent with the e-mail ${email}.`);
+      await changed(agent, {});
       return `New password set for ${agent.email}; open sessions ended.${generated ? `\nPassword: ${password}` : ""}`;
     }
     case "sessions": {
@@ -153,6 +156,7 @@ async function run(
     case "end-sessions": {
       const agent = await agentByEmail(await db(), requireEmail(values.email));
       const ended = await endAgentSessions(await db(), agent.id, new Date());
+      await changed(agent, { sessionsEnded: ended });
       return `Ended ${ended} session${ended === 1 ? "" : "s"} of ${agent.email}.`;
     }
     case "unlink-idp": {
@@ -161,6 +165,7 @@ async function run(
       if (!unlinked) return `${agent.email} has no IdP identity.`;
       // Whoever held the old IdP account is out too, not only at their next sign-in.
       const ended = await endAgentSessions(await db(), agent.id, new Date());
+      await changed(agent, { sessionsEnded: ended });
       return `Unlinked ${agent.email} from its IdP identity and ended ${ended} session${ended === 1 ? "" : "s"}; the next sign-in through the IdP links it by e-mail.`;
     }
     default:
@@ -168,41 +173,11 @@ async function run(
   }
 }
 
-async function main() {
-  const [command, ...args] = process.argv.slice(2);
-  if (!command || command === "help" || command === "--help") {
-    console.log(USAGE);
-    return;
-  }
-  nextEnv.loadEnvConfig(root, false, { info: () => {}, error: console.error });
-  let handle: Awaited<ReturnType<typeof openDatabase>> | undefined;
+await runCli(USAGE, async (command, args, context) => {
   try {
-    const config = parseConfig(process.env, root);
-    const db = async () => {
-      handle ??= await openDatabase({
-        databaseUrl: config.databaseUrl,
-        dataDir: config.dataDir,
-        role: "tool",
-      });
-      return handle.db;
-    };
-    console.log(await run(command, args, db, config));
+    return await run(command, args, context);
   } catch (error) {
-    if (error instanceof UsageError || (error instanceof TypeError && "code" in error)) {
-      console.error(`${error.message}\n\n${USAGE}`);
-      process.exitCode = 2;
-    } else if (error instanceof ConfigError) {
-      console.error(`Configuration error: ${error.message}`);
-      process.exitCode = 1;
-    } else if (error instanceof DataDirBusyError || error instanceof AgentExistsError) {
-      console.error(error.message);
-      process.exitCode = 1;
-    } else {
-      throw error;
-    }
-  } finally {
-    await handle?.close();
+    if (error instanceof AgentExistsError) throw new CommandError(error.message);
+    throw error;
   }
-}
-
-await main();
+});

@@ -1,0 +1,81 @@
+import { userInfo } from "node:os";
+import { join } from "node:path";
+import nextEnv from "@next/env";
+import { ConfigError, parseConfig, type Config } from "../lib/config/parse";
+import { DataDirBusyError, openDatabase, type Database } from "../lib/db/connection";
+import { scrubPersonalData } from "../lib/log";
+
+/** A mistake in the command line: the message and the usage go to stderr, exit 2. */
+export class UsageError extends Error {}
+
+/** A refusal the operator can act on (an account that already exists, a job running elsewhere): exit 1. */
+export class CommandError extends Error {}
+
+export interface CliContext {
+  /** The database, opened on first use (with the embedded one, through the running app's socket). */
+  db: () => Promise<Database>;
+  config: Config;
+  /** Who runs the command, as the audit trail names them: "cli:<operating-system user>". */
+  operator: string;
+}
+
+const root = join(import.meta.dirname, "..");
+
+function operatorName(): string {
+  try {
+    return `cli:${userInfo().username}`;
+  } catch {
+    return "cli:unknown";
+  }
+}
+
+/**
+ * The operator's command-line tools (`npm run agents`, `customers`, `audit`): the environment as the app reads it
+ * (.env files, then the configuration's checks), the database opened as a tool, one answer on stdout, and exit
+ * codes 0 (done), 1 (refused or configuration error) and 2 (usage).
+ */
+export async function runCli(
+  usage: string,
+  run: (command: string, args: string[], context: CliContext) => Promise<string>,
+): Promise<void> {
+  const [command, ...args] = process.argv.slice(2);
+  if (!command || command === "help" || command === "--help") {
+    console.log(usage);
+    return;
+  }
+  nextEnv.loadEnvConfig(root, false, { info: () => {}, error: console.error });
+  let handle: Awaited<ReturnType<typeof openDatabase>> | undefined;
+  try {
+    const config = parseConfig(process.env, root);
+    const db = async () => {
+      handle ??= await openDatabase({
+        databaseUrl: config.databaseUrl,
+        dataDir: config.dataDir,
+        role: "tool",
+      });
+      return handle.db;
+    };
+    console.log(await run(command, args, { db, config, operator: operatorName() }));
+  } catch (error) {
+    // parseArgs's own errors (unknown option, missing value) are TypeErrors with a code.
+    if (error instanceof UsageError || (error instanceof TypeError && "code" in error)) {
+      console.error(`${error.message}\n\n${usage}`);
+      process.exitCode = 2;
+    } else if (error instanceof ConfigError) {
+      console.error(`Configuration error: ${error.message}`);
+      process.exitCode = 1;
+    } else if (error instanceof DataDirBusyError || error instanceof CommandError) {
+      console.error(error.message);
+      process.exitCode = 1;
+    } else {
+      // A database error's text ends with the statement's parameters (a CPF, a password hash): only its cause's
+      // message is printed, as the app's log would (scrubbed).
+      const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
+      const message = cause instanceof Error ? cause.message : String(cause);
+      console.error(`Failed: ${scrubPersonalData(message.split("\n")[0]!)}`);
+      process.exitCode = 1;
+    }
+  } finally {
+    await handle?.close();
+  }
+}
