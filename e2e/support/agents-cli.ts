@@ -6,16 +6,17 @@ import { E2E_DATA_DIR } from "./environment";
 const root = join(import.meta.dirname, "../..");
 
 /**
- * Runs `npm run agents -- …` against the running e2e app's data directory (through its socket), or against the
- * database `env` names (another instance's PostgreSQL).
+ * Runs one of the operator's tools (`npm run agents|customers|audit -- …`) against the running e2e app's data
+ * directory (through its socket), or against the database `env` names (another instance's PostgreSQL).
  */
-export function agentsCli(
+export function operatorTool(
+  name: "agents" | "customers" | "audit",
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {
   const child = spawn(
     join(root, "node_modules/.bin/tsx"),
-    ["--conditions=react-server", "scripts/agents.ts", ...args],
+    ["--conditions=react-server", `scripts/${name}.ts`, ...args],
     {
       cwd: root,
       env: { ...process.env, PARTNER_API_BASE_URL: "", DATABASE_URL: "", DATA_DIR: E2E_DATA_DIR, ...env },
@@ -27,6 +28,9 @@ export function agentsCli(
   child.stderr.on("data", (chunk) => (stderr += chunk));
   return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
 }
+
+export const agentsCli = (args: string[], env: Record<string, string> = {}) =>
+  operatorTool("agents", args, env);
 
 export interface TestAgent {
   email: string;

@@ -1,4 +1,6 @@
 import "server-only";
+import { getDb } from "@/lib/db";
+import { recordAuditEvent } from "@/lib/db/queries/audit-events";
 import { isoDateIn, STATUS_LABELS } from "@/lib/format";
 import { log } from "@/lib/log";
 import type { HistoryFilter } from "@/lib/sales/history-filter";
@@ -43,9 +45,10 @@ export function exportVisibleSales(
       log.error("sales.export_failed", { agentId: agent.id, error });
       throw error;
     } finally {
+      const scope = agent.role === "supervisor" ? "all" : "own";
       log.info("sales.exported", {
         agentId: agent.id,
-        scope: agent.role === "supervisor" ? "all" : "own",
+        scope,
         status: filter.status ?? null,
         // Which filters, never their values: a search or an agent's id says whom the export was about.
         filters: Object.keys(filter).sort(),
@@ -53,6 +56,14 @@ export function exportVisibleSales(
         completed,
         durationMs: Date.now() - startedAt,
       });
+      // The trail keeps which filter took whose data out: every value but the search box (a CPF, a name).
+      const { search, ...filterValues } = filter;
+      await recordAuditEvent(await getDb(), {
+        action: "history.exported",
+        actor: "agent",
+        agentId: agent.id,
+        details: { scope, filter: { ...filterValues, search: search !== undefined }, rows, completed },
+      }).catch((error) => log.error("audit.record_failed", { action: "history.exported", error }));
     }
   }
 

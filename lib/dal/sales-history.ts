@@ -10,7 +10,7 @@ import {
 } from "@/lib/db/queries/sales-history";
 import type { SaleStatus } from "@/lib/db/schema";
 import { getConfig } from "@/lib/env";
-import { maskCpf } from "@/lib/format";
+import { ERASURE_LABELS, maskCpf } from "@/lib/format";
 import { HISTORY_PAGE_SIZE, type HistoryFilter, type HistoryView } from "@/lib/sales/history-filter";
 import { saleSearch } from "@/lib/sales/history-search";
 import { formatProtocol } from "@/lib/sales/protocol";
@@ -22,7 +22,10 @@ export interface SaleListItem {
   /** As people read it, "7KQ2M-X9R4B". */
   protocol: string;
   status: SaleStatus;
+  /** The customer's name, or why it was erased ("dados removidos (retenção)"). */
   customerName: string;
+  /** Whether the customer's personal data was erased: `customerName` then says why. */
+  erased: boolean;
   maskedCpf: string;
   planName: string;
   /** The partner's own id for the customer (ID do cliente no parceiro), when the agent typed one. */
@@ -41,7 +44,10 @@ function toListItem(row: SaleListRow): SaleListItem {
     submissionId: row.submissionId,
     protocol: formatProtocol(row.protocol),
     status: row.status,
-    customerName: row.request.customerName,
+    customerName: row.personalDataErasure
+      ? ERASURE_LABELS[row.personalDataErasure]
+      : row.request.customerName,
+    erased: row.personalDataErasure !== null,
     maskedCpf: maskCpf(row.request.customerDocument),
     planName: planName(row.request.planId),
     externalId: row.request.externalId ?? null,

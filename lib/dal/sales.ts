@@ -118,6 +118,8 @@ export interface SaleDetail extends TimelineFacts {
   /** As people read it, "7KQ2M-X9R4B". */
   protocol: string;
   request: Sale["request"];
+  /** Why the customer's personal data was erased (the request then holds none of it), or null. */
+  erasure: Sale["personalDataErasure"];
   planName: string;
   upstreamMessage: string | null;
   rejectedFields: Sale["rejectedFields"];
@@ -138,6 +140,7 @@ export const getVisibleSale = cache(
       protocol: formatProtocol(sale.protocol),
       status: sale.status,
       request: sale.request,
+      erasure: sale.personalDataErasure,
       planName: planName(sale.request.planId),
       agentName: sale.agentName,
       attempts: sale.attempts,

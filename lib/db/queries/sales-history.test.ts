@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { stringify } from "csv-stringify/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatDateTime, maskCpf, STATUS_LABELS } from "@/lib/format";
+import { ERASURE_LABELS, formatDateTime, maskCpf, STATUS_LABELS } from "@/lib/format";
 import { saleSearch } from "@/lib/sales/history-search";
 import { formatProtocol, newProtocol } from "@/lib/sales/protocol";
 import { testDatabases } from "@/test/databases";
@@ -199,13 +199,23 @@ describe.each(testDatabases)("the sales history on $name", ({ open }) => {
           upstreamMessage: 'Timeout; "retry"',
         })
         .where(eq(sales.submissionId, made[0]!.submissionId));
+      // Erased customers read as the reason their data is gone, in the pages and the file alike.
+      for (const [index, reason] of [
+        [1, "retention"],
+        [2, "request"],
+      ] as const) {
+        await handle.db
+          .update(sales)
+          .set({ personalDataErasedAt: new Date(), personalDataErasure: reason })
+          .where(eq(sales.submissionId, made[index]!.submissionId));
+      }
       const names = { plans: [{ id: "gold-1", name: "=Plano; Ouro" }] };
       const shown = (row: SaleListRow) => [
         formatDateTime(row.createdAt, ZONE, "minutes"),
         formatProtocol(row.protocol),
         STATUS_LABELS[row.status],
         row.agentName,
-        row.request.customerName,
+        row.personalDataErasure ? ERASURE_LABELS[row.personalDataErasure] : row.request.customerName,
         maskCpf(row.request.customerDocument),
         names.plans.find((plan) => plan.id === row.request.planId.toLowerCase())?.name ?? row.request.planId,
         row.request.externalId ?? "",

@@ -4,10 +4,10 @@ import { alias } from "drizzle-orm/pg-core";
 import type { HistoryCursor } from "@/lib/sales/history-filter";
 import type { SaleSearch } from "@/lib/sales/history-search";
 import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
-import { STATUS_LABELS } from "@/lib/format";
+import { ERASURE_LABELS, STATUS_LABELS } from "@/lib/format";
 import type { Database } from "../connection";
 import { copyCsv } from "../copy";
-import { agents, sales, type SaleStatus } from "../schema";
+import { agents, sales, type Sale, type SaleStatus } from "../schema";
 import { dayCountsAreIn, sumDayCounts } from "./sale-day-counts";
 
 /** What the history, its export and the dashboard's links narrow the ledger to, ready for SQL. */
@@ -38,6 +38,7 @@ export interface SaleListRow {
   upstreamMessage: string | null;
   resolverName: string | null;
   resolvedAt: Date | null;
+  personalDataErasure: Sale["personalDataErasure"];
 }
 
 const field = (name: keyof PartnerSaleRequestBody) => sql`(${sales.request} ->> ${sql.raw(`'${name}'`)})`;
@@ -143,6 +144,7 @@ export async function listHistoryPage(
       upstreamMessage: sales.upstreamMessage,
       resolverName: resolver.name,
       resolvedAt: sales.resolvedAt,
+      personalDataErasure: sales.personalDataErasure,
     })
     .from(sales)
     .innerJoin(agents, eq(agents.id, sales.agentId))
@@ -211,7 +213,11 @@ function exportCells(criteria: HistoryCriteria, names: ExportNames): SQL {
       sql`left(${sale("protocol")}, 5) || '-' || substr(${sale("protocol")}, 6)`,
       sql`case ${sale("status")} ${statusLabel} end`,
       sql`agent.name`,
-      spreadsheetText(sale("customer_name")),
+      // An erased sale's customer is the reason their data is gone (the request holds empty texts then).
+      sql`case ${sale("personal_data_erasure")} ${sql.join(
+        Object.entries(ERASURE_LABELS).map(([reason, label]) => sql`when ${reason} then ${label}`),
+        sql` `,
+      )} else ${spreadsheetText(sale("customer_name"))} end`,
       sql`'***.' || substr(${document}, 4, 3) || '.' || substr(${document}, 7, 3) || '-**'`,
       plan,
       spreadsheetText(sale("external_id")),
@@ -262,7 +268,7 @@ export async function exportCsvBatch(
     select ${exportCells(criteria, names)}
     from (
       select ${sales.createdAt}, ${sales.submissionId}, ${sales.protocol}, ${sales.status}, ${sales.agentId},
-        ${sales.upstreamMessage}, ${sales.resolvedBy}, ${sales.resolvedAt},
+        ${sales.upstreamMessage}, ${sales.resolvedBy}, ${sales.resolvedAt}, ${sales.personalDataErasure},
         ${field("customerName")} as customer_name, ${field("customerDocument")} as customer_document,
         ${field("planId")} as plan_id, ${field("externalId")} as external_id
       from ${sales} ${batchWhere ? sql`where ${batchWhere}` : sql.empty()} offset 0

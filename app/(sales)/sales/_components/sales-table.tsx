@@ -50,7 +50,9 @@ export function SalesTable({
                 <StatusBadge status={sale.status} />
               </td>
               <td className="px-4 py-2 font-mono whitespace-nowrap">{sale.protocol}</td>
-              <td className="px-4 py-2">{sale.customerName}</td>
+              <td className={sale.erased ? "px-4 py-2 text-slate-500 italic" : "px-4 py-2"}>
+                {sale.customerName}
+              </td>
               <td className="px-4 py-2 font-mono whitespace-nowrap">{sale.maskedCpf}</td>
               <td className="px-4 py-2 whitespace-nowrap">{sale.planName}</td>
               <td className="px-4 py-2 break-all" data-customer-data>
