@@ -140,6 +140,15 @@ describe.each(testDatabases)("customer-data retention on $name", ({ open }) => {
       supervisorId,
       resolution: "registered",
     });
+    // The settlement is on the trail: who, which sale, what they learnt.
+    expect(
+      (await listAuditEvents(handle.db, { limit: 100 })).find((event) => event.action === "sale.settled"),
+    ).toMatchObject({
+      actor: "agent",
+      agentEmail: "sup@example.com",
+      protocol: unknown.protocol,
+      details: { resolution: "registered" },
+    });
     expect(await retention()).toEqual({ ran: true, expired: 1, requested: 0 });
     expect((await stored(unknown.submissionId)).personalDataErasure).toBe("retention");
     // Nothing left to do: a run that erases nothing records nothing.
