@@ -93,9 +93,14 @@ test("a customer's erasure: the history, the sale's page and the export say so, 
       (entry) => entry.includes("customer.erased") && entry.includes(sale.protocol.replace("-", "")),
     ),
   ).toContain('"e2e: pedido do titular"');
-  expect(lines.findLast((entry) => entry.includes("history.exported"))).toMatch(
-    /history\.exported {2}agent:agente@demo\.local {2}- {2}- {2}\{"scope":"own","filter":\{"search":true\},"rows":1,"completed":true\}$/,
-  );
+  const exported = lines.findLast((entry) => entry.includes("history.exported"))!.split("  ");
+  expect(exported.slice(1, 5)).toEqual(["history.exported", "agent:agente@demo.local", "-", "-"]);
+  expect(JSON.parse(exported[5]!)).toEqual({
+    scope: "own",
+    filter: { search: true },
+    rows: 1,
+    completed: true,
+  });
   expect(trail).not.toContain(cpf);
 });
 
@@ -106,6 +111,8 @@ test("an erased sale that failed is not sent again with the same key", async ({ 
   const failed = await sellOverApi(page, { customerName: "Sem Envio" });
   expect(failed.status).toBe("failed");
 
+  // The provider saw the sale's first try refused (its token had been revoked), then no token came.
+  const seen = (await sandboxStats()).saleRequests;
   const cpf = failed.body.customerDocument as string;
   const erased = await operatorTool("customers", [
     "erase",
@@ -118,5 +125,5 @@ test("an erased sale that failed is not sent again with the same key", async ({ 
 
   const again = await sellAgain(page, failed);
   expect(again.status).toBe("failed");
-  expect((await sandboxStats()).saleRequests).toBe(0);
+  expect((await sandboxStats()).saleRequests).toBe(seen);
 });
