@@ -32,7 +32,9 @@ describe.each(testDatabases)("sign-in on $name", ({ open }) => {
     )) as unknown as { rows: { table_name: string }[] };
     expect(rows.map((row) => row.table_name)).toEqual([
       "agents",
+      "audit_events",
       "embed_token_uses",
+      "job_leases",
       "oidc_identities",
       "sale_counts_zone",
       "sale_day_counts",
