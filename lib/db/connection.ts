@@ -47,14 +47,54 @@ const SOCKET_PORT = 5432;
 // Unix socket paths are limited to about 107 bytes.
 const socketPath = (dataDir: string) => join(dataDir, `.s.PGSQL.${SOCKET_PORT}`);
 
+/**
+ * The key of the session-level advisory lock every migration run takes (advisory locks are per database, so
+ * another database on the same server never waits for it). Any fixed 64-bit number unlikely to be chosen by
+ * another program sharing the database: these are the ASCII codes of "PSmigrat".
+ */
+export const MIGRATION_LOCK_KEY = 0x50_53_6d_69_67_72_61_74n;
+
+/**
+ * Migrations run once, however many instances (and CLI runs) start at the same moment: whoever takes the lock
+ * migrates; the others wait for it, say so, and then find nothing left to do. Without it two `CREATE TYPE`s race
+ * and one instance dies on a duplicate key in pg_type. A holder that dies mid-migration loses the lock with its
+ * connection, and its transaction is rolled back, so the next in line starts over.
+ */
+async function migrateUnderLock(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  const key = MIGRATION_LOCK_KEY.toString();
+  try {
+    const { rows } = await client.query<{ locked: boolean }>("select pg_try_advisory_lock($1) as locked", [
+      key,
+    ]);
+    if (!rows[0]?.locked) {
+      log.info("db.migrations_waiting", { reason: "another process is migrating this database" });
+      const started = performance.now();
+      await client.query("select pg_advisory_lock($1)", [key]);
+      log.info("db.migrations_waited", { ms: Math.round(performance.now() - started) });
+    }
+    await migratePostgres(drizzlePostgres(client, { schema }), { migrationsFolder: MIGRATIONS });
+    await client.query("select pg_advisory_unlock($1)", [key]);
+    client.release();
+  } catch (error) {
+    // The connection is closed, not pooled: closing it releases the lock whatever state it was left in.
+    client.release(error as Error);
+    throw error;
+  }
+}
+
 async function openPostgres(url: string): Promise<DatabaseHandle> {
   // A database that does not answer (a dropped network, not a refusal) is an outage in 5 s, not a hang.
   const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5_000 });
   // An idle connection dropped by the server (restart, failover) must not take the process down.
   pool.on("error", (error) => log.error("db.pool_error", { error }));
-  const db = drizzlePostgres(pool, { schema });
-  await migratePostgres(db, { migrationsFolder: MIGRATIONS });
-  return { db, kind: "postgresql", close: () => pool.end() };
+  try {
+    await migrateUnderLock(pool);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw error;
+  }
+  return { db: drizzlePostgres(pool, { schema }), kind: "postgresql", close: () => pool.end() };
 }
 
 async function openThroughSocket(dataDir: string, holderPid: number): Promise<DatabaseHandle> {

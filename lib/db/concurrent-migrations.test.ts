@@ -1,0 +1,119 @@
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { drizzle } from "drizzle-orm/node-postgres";
+import { migrate } from "drizzle-orm/node-postgres/migrator";
+import pg from "pg";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { log } from "@/lib/log";
+import { MIGRATION_LOCK_KEY, openDatabase, type DatabaseHandle } from "./connection";
+
+const adminUrl = process.env.TEST_DATABASE_URL;
+const MIGRATIONS = join(import.meta.dirname, "migrations");
+const journal = JSON.parse(readFileSync(join(MIGRATIONS, "meta/_journal.json"), "utf8")) as {
+  entries: { tag: string }[];
+};
+let counter = 0;
+
+async function emptyDatabase(): Promise<string> {
+  const name = `partner_sales_migrate_${process.pid}_${counter++}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`drop database if exists ${name}`);
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl!);
+  url.pathname = `/${name}`;
+  return url.href;
+}
+
+/** The migrations folder as it stood after the first `count` migrations (an older release's database). */
+function migrationsUpTo(count: number): string {
+  const folder = mkdtempSync(join(tmpdir(), "partner-sales-migrations-"));
+  cpSync(MIGRATIONS, folder, { recursive: true });
+  const path = join(folder, "meta/_journal.json");
+  writeFileSync(path, JSON.stringify({ ...journal, entries: journal.entries.slice(0, count) }));
+  return folder;
+}
+
+async function appliedMigrations(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ count: string }>(
+      "select count(*) from drizzle.__drizzle_migrations",
+    );
+    return Number(rows[0]!.count);
+  } finally {
+    await client.end();
+  }
+}
+
+const open: DatabaseHandle[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((handle) => handle.close()));
+  vi.restoreAllMocks();
+});
+
+/** `count` instances opening the same database at once, as processes started in the same second do. */
+async function startTogether(url: string, count: number) {
+  const info = vi.spyOn(log, "info").mockImplementation(() => {});
+  const results = await Promise.allSettled(
+    Array.from({ length: count }, () =>
+      openDatabase({ databaseUrl: url, dataDir: "/nonexistent", role: "server" }),
+    ),
+  );
+  for (const result of results) if (result.status === "fulfilled") open.push(result.value);
+  const waited = info.mock.calls.filter(([event]) => event === "db.migrations_waiting").length;
+  info.mockRestore();
+  return { failures: results.filter((result) => result.status === "rejected"), waited };
+}
+
+describe.skipIf(!adminUrl)("migrations started by several instances at once (PostgreSQL)", () => {
+  it.each([1, 2, 3, 4, 5])(
+    "round %i: four instances on an empty database all open it, migrated once",
+    async () => {
+      const url = await emptyDatabase();
+
+      const { failures, waited } = await startTogether(url, 4);
+
+      expect(failures).toEqual([]);
+      expect(await appliedMigrations(url)).toBe(journal.entries.length);
+      // They did meet: the three that found the lock taken said so.
+      expect(waited).toBeGreaterThan(0);
+    },
+  );
+
+  it("four instances of a new release on an older database add only the new migrations, once", async () => {
+    const url = await emptyDatabase();
+    const older = new pg.Pool({ connectionString: url });
+    await migrate(drizzle(older), { migrationsFolder: migrationsUpTo(8) });
+    await older.end();
+    expect(await appliedMigrations(url)).toBe(8);
+
+    const { failures } = await startTogether(url, 4);
+
+    expect(failures).toEqual([]);
+    expect(await appliedMigrations(url)).toBe(journal.entries.length);
+  });
+
+  it("an instance waits while another process holds the lock, and migrates once it is let go", async () => {
+    const url = await emptyDatabase();
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    await holder.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_KEY.toString()]);
+    const info = vi.spyOn(log, "info").mockImplementation(() => {});
+
+    const opening = openDatabase({ databaseUrl: url, dataDir: "/nonexistent", role: "server" });
+    await vi.waitFor(() =>
+      expect(info.mock.calls.map(([event]) => event)).toContain("db.migrations_waiting"),
+    );
+    expect(await appliedMigrations(url).catch(() => 0)).toBe(0);
+    // The holder dies (its connection closes) without unlocking: the lock goes with it.
+    await holder.end();
+    open.push(await opening);
+
+    expect(await appliedMigrations(url)).toBe(journal.entries.length);
+    expect(info.mock.calls.map(([event]) => event)).toContain("db.migrations_waited");
+  });
+});
