@@ -7,6 +7,7 @@ import type { Database } from "./db/connection";
 import { markStalePendingUnknown } from "./db/queries/sales";
 import { deferredSubmissionIds } from "./sales/outcome-outbox";
 import { getConfig } from "./env";
+import { publishDrainPlan, saleDeadlineMs } from "./lifecycle";
 import { log } from "./log";
 import { partnerApi } from "./partner-api";
 
@@ -69,8 +70,8 @@ export async function startServer(): Promise<void> {
     const db = await getDb();
     if (config.mode === "sandbox") await seedDemoAccounts(db);
     // Sales left pending by a process that stopped mid-call may exist upstream: a supervisor checks them.
-    // A submission can take a token exchange and a sale, twice after a 401: only older rows are orphans.
-    const orphanAfterMs = 4 * config.partnerApi.timeoutMs + 5_000;
+    const orphanAfterMs = saleDeadlineMs(config.partnerApi.timeoutMs);
+    publishDrainPlan({ delayMs: config.drainDelayMs, limitMs: orphanAfterMs });
     const sweep = async () => {
       const interrupted = await markStalePendingUnknown(db, orphanAfterMs, deferredSubmissionIds());
       if (interrupted > 0) log.warn("sales.interrupted_marked_unknown", { count: interrupted });

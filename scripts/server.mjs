@@ -56,6 +56,40 @@ server.listen(port, hostname, () => {
   console.log(`Partner Sales listening on http://${hostname ?? "localhost"}:${port}`);
 });
 
-const stop = () => server.close(() => process.exit(0));
-process.once("SIGTERM", stop);
-process.once("SIGINT", stop);
+/** One JSON log line, as lib/log.ts writes them (the console is captured by the app once it starts). */
+function logLine(/** @type {"info" | "error"} */ level, /** @type {string} */ event, fields = {}) {
+  const line = JSON.stringify({ time: new Date().toISOString(), level, service: "app", event, ...fields });
+  (level === "error" ? process.stderr : process.stdout).write(`${line}\n`);
+}
+
+/**
+ * The drain. On SIGTERM (or Ctrl-C) the readiness check (/api/health) answers 503 at once, while everything is
+ * still served for DRAIN_DELAY_SECONDS (0 by default), time for a load balancer's probes to see it. Then the
+ * listener closes, so new connections go to the other instances (a proxy retries a refused connection
+ * elsewhere); idle keep-alive connections are closed; requests in flight, a sale waiting on the provider among
+ * them, run to their end and get their answer; and the process exits. The app publishes the plan when it starts
+ * (lib/lifecycle.ts): whatever is still running once a sale's deadline has passed is cut off, and its sale, still
+ * `pending`, is what another instance's sweep marks `unknown` for a supervisor.
+ */
+let draining = false;
+function drain(/** @type {NodeJS.Signals} */ signal) {
+  if (draining) return;
+  draining = true;
+  globalThis[Symbol.for("partner-sales.draining")] = true;
+  const { delayMs = 0, limitMs = 65_000 } = globalThis[Symbol.for("partner-sales.drain-plan")] ?? {};
+  const started = Date.now();
+  logLine("info", "server.draining", { signal, delayMs, limitMs });
+  setTimeout(() => {
+    server.close(() => {
+      logLine("info", "server.drained", { ms: Date.now() - started });
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  }, delayMs);
+  setTimeout(() => {
+    logLine("error", "server.drain_cut", { ms: Date.now() - started });
+    process.exit(1);
+  }, delayMs + limitMs).unref();
+}
+process.once("SIGTERM", drain);
+process.once("SIGINT", drain);

@@ -11,6 +11,8 @@ export interface AppInstance {
   /** Its own data directory: the embedded database (the agents CLI takes it as DATA_DIR) and its log. */
   dataDir: string;
   log(): string;
+  /** Its process, for signals of a test's own (SIGTERM to see it drain, SIGKILL to see it die). */
+  server: RunningProcess;
   stop(): Promise<void>;
 }
 
@@ -63,6 +65,7 @@ export async function startAppInstance(
     url,
     dataDir,
     log: () => readFileSync(logFile, "utf8"),
+    server,
     async stop() {
       process.off("exit", stopOnExit);
       await server.stop();

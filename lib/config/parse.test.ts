@@ -222,6 +222,18 @@ describe("CUSTOMER_DATA_RETENTION_DAYS", () => {
   });
 });
 
+describe("DRAIN_DELAY_SECONDS", () => {
+  it("closes the listener at once after SIGTERM unless told to wait, up to two minutes", () => {
+    expect(parseConfig({}, root).drainDelayMs).toBe(0);
+    expect(parseConfig({ DRAIN_DELAY_SECONDS: "15" }, root).drainDelayMs).toBe(15_000);
+    expect(parseConfig({ DRAIN_DELAY_SECONDS: "120" }, root).drainDelayMs).toBe(120_000);
+  });
+
+  it.each(["-1", "ten", "121", "0.5"])("refuses %j, naming the variable", (value) => {
+    expect(problemOf({ DRAIN_DELAY_SECONDS: value }).variable).toBe("DRAIN_DELAY_SECONDS");
+  });
+});
+
 describe("TRUSTED_PROXIES", () => {
   it("trusts no forwarded header when unset", () => {
     expect(parseConfig({}, root).trustedProxies).toEqual({ kind: "none" });

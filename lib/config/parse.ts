@@ -52,6 +52,12 @@ export interface Config {
    * years); null ("0") = kept until the customer asks for erasure.
    */
   customerDataRetentionDays: number | null;
+  /**
+   * After SIGTERM, how long readiness answers 503 while everything is still served, before the listener closes
+   * (DRAIN_DELAY_SECONDS): time for a load balancer that probes readiness to stop sending here. 0 behind nginx,
+   * which learns from the refused connection and retries it elsewhere.
+   */
+  drainDelayMs: number;
   port: number;
   sandboxPort: number;
   /** `npm start` also appends the app's and the sandbox's log lines here. */
@@ -358,6 +364,7 @@ export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
     ...signIn,
     timeZone: parseTimeZone(text(env, "APP_TIME_ZONE")),
     customerDataRetentionDays: retentionDaysFrom(env),
+    drainDelayMs: integer(env, "DRAIN_DELAY_SECONDS", 0, 0, 120) * 1_000,
     port,
     sandboxPort,
     logFile: text(env, "LOG_FILE") ? resolve(cwd, text(env, "LOG_FILE")!) : undefined,

@@ -1,0 +1,200 @@
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { request as playwrightRequest, type APIRequestContext } from "@playwright/test";
+import pg from "pg";
+import { freePort } from "../bench/lib/processes";
+import { startTestPostgres, type TestPostgres } from "../scripts/test-postgres";
+import { expect, test } from "./fixtures";
+import { startAppInstance, type AppInstance } from "./support/app-instance";
+import { DEMO_AGENT } from "./support/environment";
+import { apiSale, sandboxControl, sandboxStats } from "./support/sandbox";
+
+// Several app instances on one PostgreSQL, as a call center with a load balancer runs them: started together on
+// an empty database, and stopped (SIGTERM) while a sale is on its way to the provider.
+test.describe.configure({ mode: "serial" });
+
+const MIGRATIONS = (
+  JSON.parse(readFileSync(join(import.meta.dirname, "../lib/db/migrations/meta/_journal.json"), "utf8")) as {
+    entries: unknown[];
+  }
+).entries.length;
+
+let postgres: TestPostgres | undefined;
+
+test.beforeAll(async () => {
+  test.setTimeout(120_000);
+  postgres = await startTestPostgres();
+  if (!postgres && process.env.CI) throw new Error("PostgreSQL is needed for the instance tests under CI.");
+});
+
+test.afterAll(() => postgres?.stop());
+
+test.beforeEach(() => {
+  test.skip(!postgres, "PostgreSQL cannot be had here (installed by npm test as root with apt-get)");
+});
+
+async function query<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new, empty database on the test server (nothing migrated). */
+async function emptyDatabase(name: string): Promise<string> {
+  await query(postgres!.url, `drop database if exists ${name} with (force)`);
+  await query(postgres!.url, `create database ${name}`);
+  const url = new URL(postgres!.url);
+  url.pathname = `/${name}`;
+  return url.href;
+}
+
+async function signIn(baseURL: string): Promise<APIRequestContext> {
+  const context = await playwrightRequest.newContext({ baseURL });
+  const { csrfToken } = (await (await context.get("/api/auth/csrf")).json()) as { csrfToken: string };
+  const answer = await context.post("/api/auth/callback/credentials", {
+    form: { email: DEMO_AGENT.email, password: DEMO_AGENT.password, csrfToken },
+    maxRedirects: 0,
+  });
+  expect(answer.headers().location).not.toContain("error=");
+  return context;
+}
+
+/** Resolves with the process's exit once it has exited. */
+const exitOf = (app: AppInstance) =>
+  new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    const { child } = app.server;
+    if (child.exitCode !== null || child.signalCode !== null) {
+      resolve({ code: child.exitCode, signal: child.signalCode });
+    } else child.once("exit", (code, signal) => resolve({ code, signal }));
+  });
+
+test("four instances started in the same second on an empty PostgreSQL all become ready, five rounds", async () => {
+  test.setTimeout(600_000);
+  for (let round = 1; round <= 5; round++) {
+    const url = await emptyDatabase(`instances_round_${round}`);
+    const ports: number[] = [];
+    while (ports.length < 4) {
+      const port = await freePort();
+      if (!ports.includes(port)) ports.push(port);
+    }
+
+    const started = await Promise.allSettled(
+      ports.map((port) => startAppInstance(port, { DATABASE_URL: url }, { host: "127.0.0.1" })),
+    );
+    const instances = started.flatMap((result) => (result.status === "fulfilled" ? [result.value] : []));
+    try {
+      expect(
+        started.flatMap((result) => (result.status === "rejected" ? [String(result.reason)] : [])),
+        `round ${round}`,
+      ).toEqual([]);
+      for (const instance of instances) {
+        const ready = await fetch(`${instance.url}/api/health`);
+        expect(ready.status, `round ${round}: ${instance.url}`).toBe(200);
+        expect(await ready.json()).toEqual({ status: "ok" });
+        expect((await fetch(`${instance.url}/api/health/live`)).status).toBe(200);
+        expect(instance.log()).not.toContain('"level":"error"');
+      }
+      const [migrations] = await query<{ count: string }>(
+        url,
+        "select count(*) from drizzle.__drizzle_migrations",
+      );
+      expect(Number(migrations?.count), `round ${round}: each migration applied once`).toBe(MIGRATIONS);
+      const [agents] = await query<{ count: string }>(url, "select count(*) from agents");
+      expect(Number(agents?.count), `round ${round}: the demo accounts are there`).toBeGreaterThan(0);
+    } finally {
+      await Promise.all(instances.map((instance) => instance.stop()));
+    }
+  }
+});
+
+test.describe("SIGTERM", () => {
+  let app: AppInstance | undefined;
+  let agent: APIRequestContext | undefined;
+
+  test.beforeEach(async () => {
+    await sandboxControl("POST", "reset");
+  });
+
+  test.afterEach(async () => {
+    await sandboxControl("POST", "latency", { ms: 0, target: "sale" });
+    await agent?.dispose();
+    await app?.stop();
+    app = agent = undefined;
+  });
+
+  /** Starts a sale the provider holds for 3 s, and waits until the provider has it. */
+  async function saleInFlight(context: APIRequestContext) {
+    await sandboxControl("POST", "latency", { ms: 3_000, target: "sale" });
+    const key = randomUUID();
+    const answer = context.post("/api/sales", { data: apiSale(), headers: { "Idempotency-Key": key } });
+    await expect.poll(async () => (await sandboxStats()).saleRequests, { timeout: 20_000 }).toBe(1);
+    return { key, answer };
+  }
+
+  test("readiness turns 503 at once; the sale in flight is answered and recorded; then the process exits", async () => {
+    test.setTimeout(180_000);
+    const url = await emptyDatabase("instances_drain_delay");
+    app = await startAppInstance(
+      await freePort(),
+      { DATABASE_URL: url, DRAIN_DELAY_SECONDS: "10" },
+      { host: "127.0.0.1" },
+    );
+    agent = await signIn(app.url);
+    const exited = exitOf(app);
+    const { key, answer } = await saleInFlight(agent);
+
+    app.server.child.kill("SIGTERM");
+
+    // While the load balancer's probes learn it (DRAIN_DELAY_SECONDS), everything is still served.
+    await expect
+      .poll(async () => (await fetch(`${app!.url}/api/health`)).status, { timeout: 5_000, intervals: [100] })
+      .toBe(503);
+    const readiness = await fetch(`${app.url}/api/health`);
+    expect(await readiness.json()).toEqual({ status: "draining" });
+    expect(readiness.headers.get("retry-after")).toBe("5");
+    expect((await fetch(`${app.url}/api/health/live`)).status).toBe(200);
+
+    expect((await answer).status()).toBe(201);
+    expect(await exited).toEqual({ code: 0, signal: null });
+    const [sale] = await query<{ status: string }>(url, "select status from sales where submission_id = $1", [
+      key,
+    ]);
+    expect(sale?.status).toBe("accepted");
+    expect(app.log()).toContain('"event":"server.draining"');
+    expect(app.log()).toContain('"event":"server.drained"');
+  });
+
+  test("with no drain delay new connections are refused at once, and the sale in flight is still answered", async () => {
+    test.setTimeout(180_000);
+    const url = await emptyDatabase("instances_drain_now");
+    app = await startAppInstance(await freePort(), { DATABASE_URL: url }, { host: "127.0.0.1" });
+    agent = await signIn(app.url);
+    const exited = exitOf(app);
+    const { key, answer } = await saleInFlight(agent);
+
+    app.server.child.kill("SIGTERM");
+
+    // What a proxy meets: a refused connection, which it retries on another instance.
+    await expect
+      .poll(
+        async () =>
+          fetch(`${app!.url}/api/health/live`).then(
+            () => "answered",
+            (error: Error) => (error.cause as { code?: string } | undefined)?.code,
+          ),
+        { timeout: 5_000, intervals: [100] },
+      )
+      .toBe("ECONNREFUSED");
+    expect((await answer).status()).toBe(201);
+    expect(await exited).toEqual({ code: 0, signal: null });
+    const [sale] = await query<{ status: string }>(url, "select status from sales where submission_id = $1", [
+      key,
+    ]);
+    expect(sale?.status).toBe("accepted");
+  });
+});

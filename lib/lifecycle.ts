@@ -1,0 +1,30 @@
+import "server-only";
+
+// Shared with scripts/server.mjs, the process's HTTP server, which runs outside the app's bundle: symbols in the
+// global registry are the same in both.
+const DRAINING = Symbol.for("partner-sales.draining");
+const DRAIN_PLAN = Symbol.for("partner-sales.drain-plan");
+
+const registry = globalThis as Record<symbol, unknown>;
+
+/** Whether the process got SIGTERM and is finishing its requests in flight (readiness answers 503). */
+export function isDraining(): boolean {
+  return registry[DRAINING] === true;
+}
+
+/**
+ * The longest a sale can take here: two token exchanges and two sale calls (a 401 renews the token once) at the
+ * upstream timeout each, and a margin. A `pending` sale older than that has lost its process (the sweep marks it
+ * `unknown`), and a draining server waits no longer than that for its requests in flight.
+ */
+export function saleDeadlineMs(upstreamTimeoutMs: number): number {
+  return 4 * upstreamTimeoutMs + 5_000;
+}
+
+/**
+ * What the server does on SIGTERM (scripts/server.mjs reads it there): keep serving, readiness 503, for `delayMs`;
+ * then close the listener and wait up to `limitMs` for the requests in flight.
+ */
+export function publishDrainPlan(plan: { delayMs: number; limitMs: number }): void {
+  registry[DRAIN_PLAN] = plan;
+}
