@@ -16,6 +16,7 @@ import { SESSION_MAX_AGE_MS } from "@/lib/config/parse";
 import { getConfig } from "@/lib/env";
 import { clientAddress } from "@/lib/http/forwarded";
 import { log } from "@/lib/log";
+import { countSignInRefusal } from "@/lib/metrics";
 import { parseSignInCredentials } from "@/lib/validation/sign-in";
 
 declare module "next-auth" {
@@ -60,7 +61,10 @@ const passwordProvider = Credentials({
   credentials: { email: { label: "E-mail" }, password: { label: "Senha", type: "password" } },
   async authorize(raw, request) {
     const credentials = parseSignInCredentials({ email: raw?.email, password: raw?.password });
-    if (!credentials.ok) return null;
+    if (!credentials.ok) {
+      countSignInRefusal("password", "malformed");
+      return null;
+    }
     const result = await authenticateAgent(await getDb(), {
       email: credentials.email,
       password: credentials.password,
@@ -72,6 +76,7 @@ const passwordProvider = Credentials({
       return { id: agent.id, name: agent.name, email: agent.email, role: agent.role };
     }
     log.warn("auth.sign_in_refused", { reason: result.reason });
+    countSignInRefusal("password", result.reason);
     if (result.reason === "locked") throw new AccountLockedError(result.retryAfterSeconds);
     if (result.reason === "busy") throw new SignInBusyError();
     return null;

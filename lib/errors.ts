@@ -30,7 +30,9 @@ export type RequestErrorCode =
   | "password_sign_in_off"
   | "sign_in_unavailable"
   | "session_missing"
-  | "session_cookie_blocked";
+  | "session_cookie_blocked"
+  | "metrics_token_required"
+  | "metrics_off";
 
 /** Why a sale could not reach the provider (recorded as the `failed` outcome's detail). */
 export type PartnerApiErrorCode =
@@ -138,6 +140,11 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
     message:
       "Seu navegador não guardou a sessão dentro do portal porque bloqueia cookies de terceiros. Use o Partner Sales em uma nova aba ou permita cookies para este site.",
   },
+  metrics_token_required: {
+    status: 401,
+    message: "Métricas só com o token de métricas: envie Authorization: Bearer <METRICS_TOKEN>.",
+  },
+  metrics_off: { status: 404, message: "Métricas desligadas: defina METRICS_TOKEN para publicá-las." },
   "partner_api.invalid_client": { status: 502, message: CREDENTIALS },
   "partner_api.token_rejected": { status: 502, message: CREDENTIALS },
   "partner_api.unauthorized": { status: 502, message: CREDENTIALS },

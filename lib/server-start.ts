@@ -9,6 +9,7 @@ import { deferredSubmissionIds } from "./sales/outcome-outbox";
 import { getConfig } from "./env";
 import { publishDrainPlan, saleDeadlineMs } from "./lifecycle";
 import { log } from "./log";
+import { metrics } from "./metrics";
 import { partnerApi } from "./partner-api";
 
 /** How often each instance offers to run retention; the lease lets one of them at a time. */
@@ -66,6 +67,8 @@ export async function startServer(): Promise<void> {
     });
   }
 
+  // Listening before the first request to the provider (the warm-up below): see lib/metrics.ts.
+  metrics();
   try {
     const db = await getDb();
     if (config.mode === "sandbox") await seedDemoAccounts(db);

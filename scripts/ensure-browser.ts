@@ -1,7 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { aptInstall, TEST_PROGRAMS } from "./debian-packages";
 
-export const SYSTEM_CHROMIUM = "/usr/bin/chromium";
+export const SYSTEM_CHROMIUM = TEST_PROGRAMS.chromium.path;
 /** What this machine's closed network and a root user need from Chromium (no sandbox, no calls home). */
 export const CHROMIUM_ARGS = [
   "--no-sandbox",
@@ -17,9 +18,9 @@ export function chromiumLaunchOptions(): { executablePath?: string; args?: strin
   return existsSync(SYSTEM_CHROMIUM) ? { executablePath: SYSTEM_CHROMIUM, args: CHROMIUM_ARGS } : {};
 }
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): boolean {
+function run(command: string, args: string[]): boolean {
   console.log(`$ ${command} ${args.join(" ")}`);
-  return spawnSync(command, args, { stdio: "inherit", env }).status === 0;
+  return spawnSync(command, args, { stdio: "inherit" }).status === 0;
 }
 
 /**
@@ -28,18 +29,8 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
  */
 export function ensureBrowser(): void {
   if (existsSync(SYSTEM_CHROMIUM)) return;
-  const isRoot = process.getuid?.() === 0;
-  if (isRoot && existsSync("/usr/bin/apt-get")) {
-    const aptEnv = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-    if (
-      run("apt-get", ["update", "-qq"], aptEnv) &&
-      run("apt-get", ["install", "-y", "-qq", "chromium"], aptEnv) &&
-      existsSync(SYSTEM_CHROMIUM)
-    ) {
-      return;
-    }
-    console.warn("Could not install Debian's chromium; trying Playwright's own browser.");
-  }
+  if (aptInstall(["chromium"]) && existsSync(SYSTEM_CHROMIUM)) return;
+  console.warn("Could not install Debian's chromium; trying Playwright's own browser.");
   if (!run("node_modules/.bin/playwright", ["install", "chromium"])) {
     throw new Error("No browser for the end-to-end tests: install chromium (apt-get install chromium).");
   }

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { aptInstall } from "./debian-packages";
 
 export interface TestPostgres {
   url: string;
@@ -20,16 +21,6 @@ function postgresBin(): string | undefined {
   if (!existsSync(base)) return undefined;
   const version = readdirSync(base).sort((a, b) => Number(b) - Number(a))[0];
   return version ? join(base, version, "bin") : undefined;
-}
-
-function installPostgres(): boolean {
-  if (!isRoot || !existsSync("/usr/bin/apt-get")) return false;
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  console.log("$ apt-get install -y postgresql");
-  return (
-    spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit", env }).status === 0 &&
-    spawnSync("apt-get", ["install", "-y", "-qq", "postgresql"], { stdio: "inherit", env }).status === 0
-  );
 }
 
 function freePort(): Promise<number> {
@@ -57,7 +48,7 @@ function runAsOwner(command: string, args: string[]): boolean {
  */
 export async function startTestPostgres(): Promise<TestPostgres | undefined> {
   let bin = postgresBin();
-  if (!bin && installPostgres()) bin = postgresBin();
+  if (!bin && aptInstall(["postgresql"])) bin = postgresBin();
   if (!bin) {
     console.log(
       "PostgreSQL is not installed (and cannot be installed here): its half of the tests is skipped.",

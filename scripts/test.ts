@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { buildIfNeeded } from "./build-if-needed";
+import { ensurePrograms } from "./debian-packages";
 import { ensureBrowser } from "./ensure-browser";
 import { startTestPostgres, type TestPostgres } from "./test-postgres";
 
@@ -95,6 +96,8 @@ function playwright() {
     results.push({ name: "playwright", passed: 0, failed: 1, skipped: 0, note: "no browser" });
     return;
   }
+  // The servers the deployment specs start themselves; under CI a spec whose server is missing fails.
+  ensurePrograms(["prometheus", "nginx"]);
   const output = join(reports, "playwright.json");
   rmSync(output, { force: true });
   rmSync(join(root, ".data/e2e"), { recursive: true, force: true });

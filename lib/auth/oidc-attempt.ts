@@ -3,6 +3,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { isHttpsOrLoopback } from "@/lib/config/env-values";
 import type { OidcErrorCode } from "./oidc-errors";
 import { log } from "@/lib/log";
+import { countSignInRefusal } from "@/lib/metrics";
 
 /**
  * One OIDC sign-in step (sending the agent to the IdP, or taking them back at the callback). Auth.js turns most of
@@ -167,5 +168,6 @@ function failed<T>(stage: OidcStage, attempt: Attempt): OidcAttemptResult<T> {
   const fields = { stage, reason: failure, ...(error ? { error } : {}), ...(detail ? { detail } : {}) };
   if (failure === "sign_in_unavailable") log.error("auth.oidc_sign_in_failed", fields);
   else log.warn("auth.oidc_sign_in_failed", fields);
+  countSignInRefusal("oidc", failure);
   return { ok: false, failure };
 }

@@ -3,6 +3,7 @@ import { OutcomeAlreadySettledError } from "@/lib/db/queries/sales";
 import type { SaleStatus } from "@/lib/db/schema";
 import type { RequestErrorCode } from "@/lib/errors";
 import { log } from "@/lib/log";
+import { observeSale, type SaleMetricOutcome } from "@/lib/metrics";
 import { fieldErrorsOf, SALE_FIELDS, type SaleField } from "@/lib/validation/sale";
 import {
   inFlightResult,
@@ -23,11 +24,7 @@ export type SellResult =
 /** Where a sale comes from decides only the words for a missing or foreign submission id. */
 export type SaleChannel = "form" | "api";
 
-/**
- * The signed-in sale steps, once for the form's server action and for `POST /api/sales`: session, submission id,
- * validation, the ledger and the provider, the log. Callers only translate the result into their own answer.
- */
-export async function sellAsSignedInAgent(input: {
+interface SaleInput {
   channel: SaleChannel;
   submissionId: unknown;
   fields: Record<string, unknown>;
@@ -36,7 +33,32 @@ export async function sellAsSignedInAgent(input: {
    * JSON API does not (programs decide for themselves; the provider refuses a real duplicate with a 409).
    */
   knownCustomerConfirmed?: boolean;
-}): Promise<SellResult> {
+}
+
+/**
+ * The signed-in sale steps, once for the form's server action and for `POST /api/sales`: session, submission id,
+ * validation, the ledger and the provider, the log and the metrics. Callers only translate the result into their
+ * own answer.
+ */
+export async function sellAsSignedInAgent(input: SaleInput): Promise<SellResult> {
+  const started = performance.now();
+  const result = await sell(input);
+  observeSale(metricOutcomeOf(result), (performance.now() - started) / 1000);
+  return result;
+}
+
+function metricOutcomeOf(result: SellResult): SaleMetricOutcome {
+  if (!result.ok) {
+    if (result.code === "invalid_fields") return "invalid";
+    return result.code === "service_unavailable" ? "unavailable" : "refused";
+  }
+  const { status } = result.result;
+  if (status === "known-customer") return "known_customer";
+  if (status === "in-flight") return "in_flight";
+  return result.result.replay ? "replayed" : status;
+}
+
+async function sell(input: SaleInput): Promise<SellResult> {
   const { channel } = input;
   let agent;
   try {

@@ -11,6 +11,7 @@ import { migrate as migratePostgres } from "drizzle-orm/node-postgres/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
 import { log } from "@/lib/log";
+import { countDatabaseError } from "@/lib/metrics";
 import { acquireDataDirLock } from "./data-dir-lock";
 import { PGLITE_EXTENSIONS } from "./pglite-extensions";
 import * as schema from "./schema";
@@ -83,11 +84,49 @@ async function migrateUnderLock(pool: pg.Pool): Promise<void> {
   }
 }
 
+type Callback = (error: Error | null, ...rest: unknown[]) => void;
+
+/** Calls `callback` when `error` is set, and passes everything on unchanged. */
+const noting =
+  (callback: Callback): Callback =>
+  (error, ...rest) => {
+    if (error) countDatabaseError(error);
+    callback(error, ...rest);
+  };
+
+/**
+ * The pool's connections, each failed connect and query counted for the metrics (lib/metrics.ts) on its way to
+ * the caller, whichever form it was called in: the pool calls back, drizzle awaits.
+ */
+class CountedClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    for (const method of ["connect", "query"] as const) {
+      const original = (this[method] as (...args: unknown[]) => unknown).bind(this);
+      this[method] = ((...args: unknown[]) => {
+        const last = args.at(-1);
+        if (typeof last === "function") return original(...args.slice(0, -1), noting(last as Callback));
+        const result = original(...args);
+        if (result instanceof Promise) result.catch(countDatabaseError);
+        return result;
+      }) as never;
+    }
+  }
+}
+
 async function openPostgres(url: string): Promise<DatabaseHandle> {
   // A database that does not answer (a dropped network, not a refusal) is an outage in 5 s, not a hang.
-  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5_000 });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 10,
+    connectionTimeoutMillis: 5_000,
+    Client: CountedClient,
+  });
   // An idle connection dropped by the server (restart, failover) must not take the process down.
-  pool.on("error", (error) => log.error("db.pool_error", { error }));
+  pool.on("error", (error) => {
+    countDatabaseError(error);
+    log.error("db.pool_error", { error });
+  });
   try {
     await migrateUnderLock(pool);
   } catch (error) {

@@ -2,6 +2,12 @@ import "server-only";
 import { AppError, type ErrorCode } from "@/lib/errors";
 import { log as defaultLog } from "@/lib/log";
 import { cleanText } from "@/lib/validation/text";
+import {
+  statusClassOf,
+  upstreamRequests,
+  type UpstreamEndpoint,
+  type UpstreamRequestMessage,
+} from "./channels";
 import { providerFetch } from "./http-transport";
 import { TokenSource, type TokenDependencies, type TokenEndpointConfig } from "./token";
 import {
@@ -92,6 +98,30 @@ export interface PartnerApiClient {
   tokenStatus: TokenSource["status"];
 }
 
+/** `fetch` that times each request to the provider, by endpoint and how it ended (lib/partner-api/channels.ts). */
+function timed(endpoint: UpstreamEndpoint, send: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const started = performance.now();
+    const publish = (statusClass: UpstreamRequestMessage["statusClass"]) => {
+      if (!upstreamRequests.hasSubscribers) return;
+      const message: UpstreamRequestMessage = {
+        endpoint,
+        statusClass,
+        seconds: (performance.now() - started) / 1000,
+      };
+      upstreamRequests.publish(message);
+    };
+    try {
+      const response = await send(input, init);
+      publish(statusClassOf(response.status));
+      return response;
+    } catch (error) {
+      publish(error instanceof DOMException && error.name === "TimeoutError" ? "timeout" : "error");
+      throw error;
+    }
+  };
+}
+
 export function createPartnerApiClient(
   config: PartnerApiConfig,
   overrides: Partial<TokenDependencies> = {},
@@ -103,7 +133,8 @@ export function createPartnerApiClient(
     log: defaultLog,
     ...overrides,
   };
-  const tokens = new TokenSource(config, deps);
+  const tokens = new TokenSource(config, { ...deps, fetch: timed("token", deps.fetch) });
+  const saleFetch = timed("sale", deps.fetch);
   const saleUrl = `${config.baseUrl}${config.salePath}`;
 
   type Attempt =
@@ -119,7 +150,7 @@ export function createPartnerApiClient(
       throw error;
     }
     try {
-      const response = await deps.fetch(saleUrl, {
+      const response = await saleFetch(saleUrl, {
         method: "POST",
         headers: {
           "Content-Type": "application/json",

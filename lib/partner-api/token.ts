@@ -1,6 +1,7 @@
 import "server-only";
 import { AppError, isConfigurationFailure, type ErrorCode } from "@/lib/errors";
 import type { log as defaultLog } from "@/lib/log";
+import { tokenExchanges, type TokenExchangeMessage } from "./channels";
 import { isTokenErrorBody, isTokenSuccessBody } from "./types";
 
 export interface TokenEndpointConfig {
@@ -34,6 +35,10 @@ const DEFAULT_LIFETIME_SECONDS = 3600;
 const EARLY_RENEWAL_MS = 5 * 60_000;
 const TRANSIENT_BACKOFF = { baseMs: 1_000, maxMs: 60_000 };
 const CONFIGURATION_BACKOFF = { baseMs: 15_000, maxMs: 5 * 60_000 };
+
+function publishExchange(result: TokenExchangeMessage["result"]) {
+  if (tokenExchanges.hasSubscribers) tokenExchanges.publish({ result } satisfies TokenExchangeMessage);
+}
 
 /** Renew 5 minutes before expiry, or at half the lifetime when the token lives less than 10 minutes. */
 export function renewalDelayMs(lifetimeSeconds: number): number {
@@ -103,6 +108,7 @@ export class TokenSource {
         this.failures = 0;
         this.lastFailure = undefined;
         this.recordExchange(true);
+        publishExchange("ok");
         return token;
       },
       (error: unknown) => {
@@ -112,6 +118,7 @@ export class TokenSource {
             : new AppError("partner_api.token_unavailable", "Token exchange failed", { cause: error });
         this.backOff(failure);
         this.recordExchange(false, failure.code);
+        publishExchange(failure.code);
         throw failure;
       },
     );

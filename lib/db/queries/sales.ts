@@ -151,6 +151,20 @@ export async function recordOutcome(
 }
 
 /** A `pending` row older than any call could take belongs to a process that died mid-call. */
+/**
+ * How many sales wait for an outcome: `pending` (on their way to the provider now) and `unknown` (a supervisor
+ * must settle them). Read through the status index: a handful of rows among millions of settled ones.
+ */
+export async function countOpenSales(db: Database): Promise<{ pending: number; unknown: number }> {
+  const rows = await db
+    .select({ status: sales.status, count: sql<number>`count(*)::int` })
+    .from(sales)
+    .where(inArray(sales.status, ["pending", "unknown"]))
+    .groupBy(sales.status);
+  const count = (status: SaleStatus) => rows.find((row) => row.status === status)?.count ?? 0;
+  return { pending: count("pending"), unknown: count("unknown") };
+}
+
 export async function markStalePendingUnknown(
   db: Database,
   olderThanMs: number,

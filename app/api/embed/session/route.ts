@@ -8,6 +8,7 @@ import { errorResponse, noStoreJson } from "@/lib/http/json";
 import { BODY_LIMITS, readJsonObject } from "@/lib/http/read-body";
 import { isCrossSite } from "@/lib/http/same-origin";
 import { log } from "@/lib/log";
+import { countSignInRefusal } from "@/lib/metrics";
 import { pickSaleFields } from "@/lib/validation/sale";
 
 export const dynamic = "force-dynamic";
@@ -65,5 +66,6 @@ export async function POST(request: Request) {
       return errorResponse("service_unavailable");
     }
   }
+  countSignInRefusal("portal", problem);
   return errorResponse(TOKEN_ERRORS[problem]);
 }

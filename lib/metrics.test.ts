@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPartnerApiClient, type SaleFields } from "@/lib/partner-api/client";
+import { control, startSandbox, validSale, type RunningSandbox } from "@/sandbox/test-support";
+import { statusClassOf } from "@/lib/partner-api/channels";
+import { countDatabaseError, metrics } from "./metrics";
+
+/** A series' value now, 0 while it does not exist; a histogram's `_count` is named as such. */
+async function value(series: string, labels: Record<string, string>): Promise<number> {
+  const name = series.replace(/_count$/, "");
+  const metric = (await metrics().registry.getSingleMetric(name)?.get()) as
+    { values: { labels: Record<string, string | number>; value: number; metricName?: string }[] } | undefined;
+  const match = metric?.values.find(
+    (entry) =>
+      (entry.metricName ?? name) === series &&
+      Object.entries(labels).every(([key, wanted]) => String(entry.labels[key]) === wanted),
+  );
+  return match?.value ?? 0;
+}
+
+describe("database errors", () => {
+  it("are counted by SQLSTATE class, and as `connection` when the server sent none", async () => {
+    const was = {
+      undefinedTable: await value("partner_sales_database_errors_total", { class: "42" }),
+      shutdown: await value("partner_sales_database_errors_total", { class: "57" }),
+      connection: await value("partner_sales_database_errors_total", { class: "connection" }),
+    };
+    countDatabaseError(Object.assign(new Error("relation does not exist"), { code: "42P01" }));
+    countDatabaseError(Object.assign(new Error("terminating connection"), { code: "57P01" }));
+    countDatabaseError(Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }));
+    countDatabaseError(new Error("Connection terminated unexpectedly"));
+
+    expect(await value("partner_sales_database_errors_total", { class: "42" })).toBe(was.undefinedTable + 1);
+    expect(await value("partner_sales_database_errors_total", { class: "57" })).toBe(was.shutdown + 1);
+    expect(await value("partner_sales_database_errors_total", { class: "connection" })).toBe(
+      was.connection + 2,
+    );
+  });
+});
+
+describe("status classes", () => {
+  it.each([
+    [200, "2xx"],
+    [201, "2xx"],
+    [401, "4xx"],
+    [503, "5xx"],
+    [0, "error"],
+    [600, "error"],
+  ])("%i is %s", (status, expected) => {
+    expect(statusClassOf(status)).toBe(expected);
+  });
+});
+
+describe("the provider's requests", () => {
+  let sandbox: RunningSandbox;
+  beforeAll(async () => {
+    sandbox = await startSandbox();
+  });
+  afterAll(() => sandbox.close());
+
+  const quiet = { info: () => {}, warn: () => {}, error: () => {} };
+  const config = () => ({
+    baseUrl: sandbox.url,
+    tokenPath: "/core/sso/connect/token",
+    salePath: "/core/financeiro/partnersale",
+    clientId: "sandbox-client",
+    clientSecret: "sandbox-secret",
+    partnerSource: undefined,
+    timeoutMs: 500,
+  });
+  const sale = () => validSale() as unknown as SaleFields;
+  const upstream = (endpoint: string, statusClass: string) =>
+    value("partner_sales_upstream_request_duration_seconds_count", { endpoint, status_class: statusClass });
+
+  it("are timed by endpoint and status class, timeouts apart; token exchanges are counted by result", async () => {
+    const was = {
+      token2xx: await upstream("token", "2xx"),
+      token5xx: await upstream("token", "5xx"),
+      sale2xx: await upstream("sale", "2xx"),
+      sale5xx: await upstream("sale", "5xx"),
+      saleTimeout: await upstream("sale", "timeout"),
+      ok: await value("partner_sales_token_exchanges_total", { result: "ok" }),
+      unavailable: await value("partner_sales_token_exchanges_total", {
+        result: "partner_api.token_unavailable",
+      }),
+    };
+    const client = createPartnerApiClient(config(), { log: quiet });
+
+    await control(sandbox.url, "POST", "faults", { kind: "503", target: "token" });
+    expect((await client.submitSale(sale())).status).toBe("failed");
+    expect((await client.submitSale(sale(), { retry: true })).status).toBe("accepted");
+    await control(sandbox.url, "POST", "faults", { kind: "500", target: "sale" });
+    expect((await client.submitSale(sale())).status).toBe("unknown");
+    await control(sandbox.url, "POST", "faults", { kind: "timeout", target: "sale" });
+    expect((await client.submitSale(sale())).status).toBe("unknown");
+
+    expect(await upstream("token", "5xx")).toBe(was.token5xx + 1);
+    expect(await upstream("token", "2xx")).toBe(was.token2xx + 1);
+    expect(await upstream("sale", "2xx")).toBe(was.sale2xx + 1);
+    expect(await upstream("sale", "5xx")).toBe(was.sale5xx + 1);
+    expect(await upstream("sale", "timeout")).toBe(was.saleTimeout + 1);
+    expect(await value("partner_sales_token_exchanges_total", { result: "ok" })).toBe(was.ok + 1);
+    expect(
+      await value("partner_sales_token_exchanges_total", { result: "partner_api.token_unavailable" }),
+    ).toBe(was.unavailable + 1);
+  });
+});

@@ -1,0 +1,126 @@
+import "server-only";
+import { subscribe } from "node:diagnostics_channel";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { TokenExchangeMessage, UpstreamRequestMessage } from "@/lib/partner-api/channels";
+
+/**
+ * What the app counts for Prometheus (`GET /api/metrics`, behind METRICS_TOKEN). Every label takes its values from
+ * a fixed list written here or from the error vocabulary (lib/errors.ts): never a customer's data, an id or a
+ * path, so the number of series stays bounded whatever the traffic.
+ */
+
+/** What became of one sale submission (the form's or the JSON API's). */
+export type SaleMetricOutcome =
+  | "accepted"
+  | "rejected"
+  | "failed"
+  | "unknown"
+  | "replayed"
+  | "in_flight"
+  | "known_customer"
+  | "invalid"
+  | "refused"
+  | "unavailable";
+
+export type SignInMethod = "password" | "oidc" | "portal";
+
+// Submissions are answered in tens of milliseconds, or wait on the provider up to its timeout (15 s by default).
+const SECONDS_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 60];
+
+function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  return {
+    registry,
+    sales: new Counter({
+      name: "partner_sales_sales_total",
+      help: "Sale submissions by what became of them.",
+      labelNames: ["outcome"] as const,
+      registers,
+    }),
+    saleDuration: new Histogram({
+      name: "partner_sales_sale_duration_seconds",
+      help: "Time from a sale submission's arrival to its answer, by what became of it.",
+      labelNames: ["outcome"] as const,
+      buckets: SECONDS_BUCKETS,
+      registers,
+    }),
+    upstreamDuration: new Histogram({
+      name: "partner_sales_upstream_request_duration_seconds",
+      help: "Requests to the provider, by endpoint and status class, until their answer was read.",
+      labelNames: ["endpoint", "status_class"] as const,
+      buckets: SECONDS_BUCKETS,
+      registers,
+    }),
+    tokenExchanges: new Counter({
+      name: "partner_sales_token_exchanges_total",
+      help: "Client-credentials token exchanges with the provider, by result (ok or the error code).",
+      labelNames: ["result"] as const,
+      registers,
+    }),
+    openSales: new Gauge({
+      name: "partner_sales_open_sales",
+      help: "Sales waiting for an outcome: pending (on their way now) and unknown (a supervisor must settle them).",
+      labelNames: ["status"] as const,
+      registers,
+    }),
+    signInRefusals: new Counter({
+      name: "partner_sales_sign_in_refusals_total",
+      help: "Refused sign-ins by method and reason.",
+      labelNames: ["method", "reason"] as const,
+      registers,
+    }),
+    databaseErrors: new Counter({
+      name: "partner_sales_database_errors_total",
+      help: "Failed database queries and connections, by SQLSTATE class (or 'connection' when none came back).",
+      labelNames: ["class"] as const,
+      registers,
+    }),
+    databaseUp: new Gauge({
+      name: "partner_sales_database_up",
+      help: "1 when the database answered the last scrape's query, 0 when it did not.",
+      registers,
+    }),
+  };
+}
+
+type Metrics = ReturnType<typeof createMetrics>;
+
+/** The provider's client publishes its requests and token exchanges (lib/partner-api/channels.ts). */
+function listenToPartnerApi({ upstreamDuration, tokenExchanges }: Metrics) {
+  subscribe("partner-sales:upstream-request", (message) => {
+    const { endpoint, statusClass, seconds } = message as UpstreamRequestMessage;
+    upstreamDuration.observe({ endpoint, status_class: statusClass }, seconds);
+  });
+  subscribe("partner-sales:token-exchange", (message) => {
+    tokenExchanges.inc({ result: (message as TokenExchangeMessage).result });
+  });
+}
+
+// One set per process: Next.js may load this module once per bundle (routes, actions, instrumentation). The
+// server creates it at start (lib/server-start.ts), so that the provider's first requests are counted.
+const holder = globalThis as { __partnerSalesMetrics?: Metrics };
+export function metrics(): Metrics {
+  if (!holder.__partnerSalesMetrics) {
+    holder.__partnerSalesMetrics = createMetrics();
+    listenToPartnerApi(holder.__partnerSalesMetrics);
+  }
+  return holder.__partnerSalesMetrics;
+}
+
+export function observeSale(outcome: SaleMetricOutcome, seconds: number): void {
+  metrics().sales.inc({ outcome });
+  metrics().saleDuration.observe({ outcome }, seconds);
+}
+
+export function countSignInRefusal(method: SignInMethod, reason: string): void {
+  metrics().signInRefusals.inc({ method, reason });
+}
+
+/** A failed query or connection: its SQLSTATE class ("08", "57"…), or `connection` when the server sent none. */
+export function countDatabaseError(error: unknown): void {
+  const code = (error as { code?: unknown } | null)?.code;
+  const sqlState = typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code.slice(0, 2) : "connection";
+  metrics().databaseErrors.inc({ class: sqlState });
+}
