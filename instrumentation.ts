@@ -5,6 +5,10 @@ export async function register() {
   // First, so that whatever Next.js or a library prints from here on is a JSON line too.
   const { captureConsole } = await import("./lib/console-capture");
   captureConsole();
+  if (process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
+    const { startTracing } = await import("./lib/tracing-setup");
+    startTracing();
+  }
   const { startServer } = await import("./lib/server-start");
   await startServer();
 }

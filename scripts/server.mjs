@@ -80,8 +80,16 @@ function drain(/** @type {NodeJS.Signals} */ signal) {
   const started = Date.now();
   logLine("info", "server.draining", { signal, delayMs, limitMs });
   setTimeout(() => {
-    server.close(() => {
+    server.close(async () => {
       logLine("info", "server.drained", { ms: Date.now() - started });
+      // Traces still queued for the collector (lib/tracing-setup.ts), given two seconds at most.
+      const flush = globalThis[Symbol.for("partner-sales.before-exit")];
+      if (typeof flush === "function") {
+        await Promise.race([
+          flush().catch(() => undefined),
+          new Promise((resolve) => setTimeout(resolve, 2_000)),
+        ]);
+      }
       process.exit(0);
     });
     server.closeIdleConnections();

@@ -4,6 +4,7 @@ import type { SaleStatus } from "@/lib/db/schema";
 import type { RequestErrorCode } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { observeSale, type SaleMetricOutcome } from "@/lib/metrics";
+import { inSpan, noteOnSpan, SUBMISSION_ID } from "@/lib/tracing";
 import { fieldErrorsOf, SALE_FIELDS, type SaleField } from "@/lib/validation/sale";
 import {
   inFlightResult,
@@ -42,9 +43,13 @@ interface SaleInput {
  */
 export async function sellAsSignedInAgent(input: SaleInput): Promise<SellResult> {
   const started = performance.now();
-  const result = await sell(input);
-  observeSale(metricOutcomeOf(result), (performance.now() - started) / 1000);
-  return result;
+  return inSpan("sale.submit", { "partner_sales.channel": input.channel }, async () => {
+    const result = await sell(input);
+    const outcome = metricOutcomeOf(result);
+    noteOnSpan({ "partner_sales.outcome": outcome });
+    observeSale(outcome, (performance.now() - started) / 1000);
+    return result;
+  });
 }
 
 function metricOutcomeOf(result: SellResult): SaleMetricOutcome {
@@ -62,7 +67,7 @@ async function sell(input: SaleInput): Promise<SellResult> {
   const { channel } = input;
   let agent;
   try {
-    agent = await verifySession();
+    agent = await inSpan("sale.session", {}, () => verifySession());
   } catch (error) {
     log.error("sales.session_check_failed", { error });
     return { ok: false, code: "service_unavailable" };
@@ -73,16 +78,21 @@ async function sell(input: SaleInput): Promise<SellResult> {
   if (!isSubmissionId(submissionId)) {
     return { ok: false, code: channel === "api" ? "idempotency_key_required" : "stale_form" };
   }
+  noteOnSpan({ [SUBMISSION_ID]: submissionId });
   // A missing field reads as empty, so it gets the same message as an empty form field.
-  const parsed = saleSchema().safeParse(
-    Object.fromEntries(SALE_FIELDS.map((field) => [field, input.fields[field] ?? ""])),
-  );
+  const parsed = await inSpan("sale.validate", {}, async () => {
+    const result = saleSchema().safeParse(
+      Object.fromEntries(SALE_FIELDS.map((field) => [field, input.fields[field] ?? ""])),
+    );
+    noteOnSpan({ "partner_sales.valid": result.success });
+    return result;
+  });
   if (!parsed.success) return { ok: false, code: "invalid_fields", fieldErrors: fieldErrorsOf(parsed.error) };
 
   if (channel === "form" && !input.knownCustomerConfirmed) {
     let known;
     try {
-      known = await knownCustomerSale(submissionId, parsed.data);
+      known = await inSpan("sale.known_customer", {}, () => knownCustomerSale(submissionId, parsed.data));
     } catch (error) {
       log.error("sales.known_customer_check_failed", { submissionId, error });
       return { ok: false, code: "service_unavailable" };

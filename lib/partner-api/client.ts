@@ -1,6 +1,7 @@
 import "server-only";
 import { AppError, type ErrorCode } from "@/lib/errors";
 import { log as defaultLog } from "@/lib/log";
+import { inSpan, noteOnSpan, SUBMISSION_ID } from "@/lib/tracing";
 import { cleanText } from "@/lib/validation/text";
 import {
   statusClassOf,
@@ -140,27 +141,35 @@ export function createPartnerApiClient(
   type Attempt =
     { kind: "answered"; response: Response; token: string } | { kind: "outcome"; outcome: SaleOutcome };
 
-  async function post(body: string, retry: boolean): Promise<Attempt> {
+  async function post(body: string, retry: boolean, submissionId?: string): Promise<Attempt> {
     let token: string;
     try {
-      token = await tokens.getToken({ retry });
+      token = await inSpan("partner_api.token", {}, () => tokens.getToken({ retry }));
     } catch (error) {
       if (error instanceof AppError)
         return { kind: "outcome", outcome: { status: "failed", code: error.code } };
       throw error;
     }
     try {
-      const response = await saleFetch(saleUrl, {
-        method: "POST",
-        headers: {
-          "Content-Type": "application/json",
-          Accept: "application/json",
-          Authorization: `Bearer ${token}`,
+      const response = await inSpan(
+        "partner_api.sale_request",
+        submissionId ? { [SUBMISSION_ID]: submissionId } : {},
+        async () => {
+          const response = await saleFetch(saleUrl, {
+            method: "POST",
+            headers: {
+              "Content-Type": "application/json",
+              Accept: "application/json",
+              Authorization: `Bearer ${token}`,
+            },
+            body,
+            cache: "no-store",
+            signal: AbortSignal.timeout(config.timeoutMs),
+          });
+          noteOnSpan({ "http.response.status_code": response.status });
+          return response;
         },
-        body,
-        cache: "no-store",
-        signal: AbortSignal.timeout(config.timeoutMs),
-      });
+      );
       return { kind: "answered", response, token };
     } catch (error) {
       if (error instanceof DOMException && error.name === "TimeoutError") {
@@ -200,12 +209,12 @@ export function createPartnerApiClient(
     const startedAt = deps.now();
     const body = JSON.stringify(buildSaleBody(sale, config.partnerSource));
     const retry = context.retry ?? false;
-    let attempt = await post(body, retry);
+    let attempt = await post(body, retry, context.submissionId);
     if (attempt.kind === "answered" && attempt.response.status === 401) {
       // A refused token (revoked, or expired early) says nothing about the sale: renew once, retry once.
       await attempt.response.body?.cancel();
       tokens.invalidate(attempt.token);
-      attempt = await post(body, retry);
+      attempt = await post(body, retry, context.submissionId);
       if (attempt.kind === "answered" && attempt.response.status === 401) {
         await attempt.response.body?.cancel();
         deps.log.error("partner_api.sale_unauthorized", {

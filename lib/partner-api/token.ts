@@ -1,6 +1,7 @@
 import "server-only";
 import { AppError, isConfigurationFailure, type ErrorCode } from "@/lib/errors";
 import type { log as defaultLog } from "@/lib/log";
+import { inSpan } from "@/lib/tracing";
 import { tokenExchanges, type TokenExchangeMessage } from "./channels";
 import { isTokenErrorBody, isTokenSuccessBody } from "./types";
 
@@ -102,7 +103,7 @@ export class TokenSource {
     if (failure && this.deps.now() < this.retryAt && (!retry || isConfigurationFailure(failure.code))) {
       return Promise.reject(failure);
     }
-    this.inFlight = this.requestToken().then(
+    this.inFlight = inSpan("partner_api.token_exchange", {}, () => this.requestToken()).then(
       (token) => {
         this.token = token;
         this.failures = 0;

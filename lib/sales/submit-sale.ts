@@ -8,6 +8,7 @@ import {
 } from "@/lib/db/queries/sales";
 import type { Sale } from "@/lib/db/schema";
 import { log } from "@/lib/log";
+import { inSpan, noteOnSpan, SUBMISSION_ID } from "@/lib/tracing";
 import { buildSaleBody, type PartnerApiClient, type SaleOutcome } from "@/lib/partner-api";
 import { deferOutcome } from "./outcome-outbox";
 import type { ValidSale } from "@/lib/validation/sale";
@@ -66,10 +67,14 @@ export async function submitSale(
 ): Promise<SubmissionResult> {
   const { db, partnerApi } = deps;
   const { agentId, submissionId, sale } = input;
-  const claim = await claimSubmission(db, {
-    submissionId,
-    agentId,
-    request: buildSaleBody(sale, deps.partnerSource),
+  const claim = await inSpan("ledger.claim", { [SUBMISSION_ID]: submissionId }, async () => {
+    const claim = await claimSubmission(db, {
+      submissionId,
+      agentId,
+      request: buildSaleBody(sale, deps.partnerSource),
+    });
+    noteOnSpan({ "partner_sales.claimed": claim.claimed, "partner_sales.status": claim.sale.status });
+    return claim;
   });
   if (!claim.claimed) {
     if (claim.sale.agentId !== agentId) return { kind: "not-yours" };
@@ -89,7 +94,12 @@ export async function submitSale(
   }
   const record = toRecord(outcome);
   try {
-    return { kind: "completed", replay: false, sale: await recordOutcome(db, submissionId, record) };
+    const recorded = await inSpan(
+      "ledger.record_outcome",
+      { [SUBMISSION_ID]: submissionId, "partner_sales.status": record.status },
+      () => recordOutcome(db, submissionId, record),
+    );
+    return { kind: "completed", replay: false, sale: recorded };
   } catch (error) {
     if (error instanceof OutcomeAlreadySettledError) throw error;
     // The provider has answered: the agent learns the answer now, and the ledger as soon as it is back.

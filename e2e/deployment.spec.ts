@@ -1,0 +1,164 @@
+import { existsSync } from "node:fs";
+import { request as playwrightRequest } from "@playwright/test";
+import pg from "pg";
+import { freePort } from "../bench/lib/processes";
+import { TEST_PROGRAMS } from "../scripts/debian-packages";
+import { startTestPostgres, type TestPostgres } from "../scripts/test-postgres";
+import { expect, test } from "./fixtures";
+import { SaleFormPage } from "./pages/sale-form-page";
+import { SignInPage } from "./pages/sign-in-page";
+import { startAppInstance, type AppInstance } from "./support/app-instance";
+import { DEMO_AGENT } from "./support/environment";
+import { startNginx, type Nginx } from "./support/nginx";
+import { freshCpf, sandboxControl, sandboxStats } from "./support/sandbox";
+
+// The reference deployment (deploy/): Debian's nginx with deploy/nginx/partner-sales.conf terminating TLS in
+// front of two app instances on one PostgreSQL, with the settings of deploy/app.env, driven by Chromium.
+test.describe.configure({ mode: "serial" });
+
+const AUTH_SECRET = "deployment-spec-auth-secret-0123456789abcdef";
+const FORGED_CLIENT = "203.0.113.9";
+
+let postgres: TestPostgres | undefined;
+let nginx: Nginx | undefined;
+let instances: AppInstance[] = [];
+let databaseUrl = "";
+
+test.beforeAll(async () => {
+  test.setTimeout(240_000);
+  const missing = [TEST_PROGRAMS.nginx.path, "/usr/bin/openssl"].filter((path) => !existsSync(path));
+  postgres = missing.length === 0 ? await startTestPostgres() : undefined;
+  if (!postgres) {
+    if (process.env.CI)
+      throw new Error(`The deployment test needs nginx, openssl and PostgreSQL (${missing.join(", ")}).`);
+    return;
+  }
+  const admin = new pg.Client({ connectionString: postgres.url });
+  await admin.connect();
+  await admin.query("create database deployment");
+  await admin.end();
+  const url = new URL(postgres.url);
+  url.pathname = "/deployment";
+  databaseUrl = url.href;
+
+  const httpsPort = await freePort();
+  const ports: [number, number] = [await freePort(), await freePort()];
+  // deploy/app.env, but for the provider (the e2e sandbox) and the addresses.
+  const settings = {
+    DATABASE_URL: databaseUrl,
+    AUTH_URL: `https://localhost:${httpsPort}`,
+    AUTH_SECRET,
+    TRUSTED_PROXIES: "1",
+    DRAIN_DELAY_SECONDS: "0",
+  };
+  instances = await Promise.all(ports.map((port) => startAppInstance(port, settings, { host: "127.0.0.1" })));
+  nginx = await startNginx(ports, httpsPort);
+});
+
+test.afterAll(async () => {
+  await sandboxControl("POST", "latency", { ms: 0, target: "sale" });
+  await nginx?.stop();
+  await Promise.all(instances.map((instance) => instance.stop()));
+  postgres?.stop();
+});
+
+test.beforeEach(() => {
+  test.skip(!postgres, "nginx, openssl or PostgreSQL cannot be had here (npm test installs them as root)");
+});
+
+async function throttleKeys(): Promise<string[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    return (await client.query<{ key: string }>("select key from sign_in_throttle")).rows.map(
+      (row) => row.key,
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+test("the proxy's edges: http goes to https, bodies past the app's limit are refused with its error, no metrics", async () => {
+  const redirect = await fetch(`${nginx!.httpUrl}/sales`, { redirect: "manual" });
+  expect(redirect.status).toBe(301);
+  expect(redirect.headers.get("location")).toMatch(/^https:\/\/[^/]+\/sales$/);
+
+  const client = await playwrightRequest.newContext({ baseURL: nginx!.url, ignoreHTTPSErrors: true });
+  const tooLarge = await client.post("/api/sales", {
+    data: "x".repeat(40 * 1024),
+    headers: { "content-type": "application/json" },
+  });
+  expect(tooLarge.status()).toBe(413);
+  expect(await tooLarge.json()).toMatchObject({ error: "payload_too_large" });
+  expect((await client.get("/api/metrics", { headers: { Authorization: "Bearer anything" } })).status()).toBe(
+    404,
+  );
+  expect((await client.get("/api/health")).status()).toBe(200);
+  await client.dispose();
+});
+
+test("selling through https in Chromium: the real client address, Secure cookies and HSTS; one instance killed, selling goes on with the same session; a SIGTERMed instance finishes the sale in flight", async ({
+  browser,
+}) => {
+  test.setTimeout(180_000);
+  await sandboxControl("POST", "reset");
+  const context = await browser.newContext({
+    baseURL: nginx!.url,
+    ignoreHTTPSErrors: true,
+    // What a client may claim: the app must read the address nginx saw instead.
+    extraHTTPHeaders: { "X-Forwarded-For": FORGED_CLIENT },
+  });
+  const page = await context.newPage();
+  const signIn = new SignInPage(page);
+  await signIn.goto();
+  await signIn.signIn(DEMO_AGENT.email, "not-the-password");
+  await expect(signIn.alert()).toBeVisible();
+  const keys = await throttleKeys();
+  expect(keys).toContain("address:127.0.0.1");
+  expect(keys.join(" ")).not.toContain(FORGED_CLIENT);
+
+  await signIn.signIn(DEMO_AGENT.email, DEMO_AGENT.password);
+  const form = new SaleFormPage(page);
+  const first = await page.goto("/");
+  expect(first!.headers()["strict-transport-security"]).toMatch(/max-age=\d+/);
+  expect(
+    await page.evaluate(
+      () => (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming).nextHopProtocol,
+    ),
+  ).toBe("h2");
+  const session = (await context.cookies()).find((cookie) => cookie.name.includes("session-token"));
+  expect(session?.name).toMatch(/^__Host-/);
+  expect(session?.secure).toBe(true);
+
+  const sell = async (name: string) => {
+    await form.fill({
+      cpf: freshCpf(),
+      name,
+      email: "cliente@example.com",
+      phone: "31987654321",
+      plan: "Plano Família",
+    });
+    await form.submit().click();
+  };
+  await sell("Primeira Venda");
+  await expect(form.status()).toHaveAttribute("data-status", "accepted");
+
+  // One instance dies (a crash, a kill -9): nginx sends the next requests to the other, the session holds.
+  instances[0]!.server.child.kill("SIGKILL");
+  await sell("Segunda Venda");
+  await expect(form.status()).toHaveAttribute("data-status", "accepted");
+  await page.goto("/sales");
+  await expect(page.getByRole("main").getByText("Segunda Venda")).toBeVisible();
+
+  // The other is stopped (SIGTERM) while a sale waits on the provider: that sale still gets its answer.
+  await form.goto();
+  await sandboxControl("POST", "latency", { ms: 3_000, target: "sale" });
+  const before = (await sandboxStats()).saleRequests;
+  await sell("Terceira Venda");
+  await expect.poll(async () => (await sandboxStats()).saleRequests, { timeout: 20_000 }).toBe(before + 1);
+  const exited = new Promise<number | null>((resolve) => instances[1]!.server.child.once("exit", resolve));
+  instances[1]!.server.child.kill("SIGTERM");
+  await expect(form.status()).toHaveAttribute("data-status", "accepted", { timeout: 20_000 });
+  expect(await exited).toBe(0);
+  await context.close();
+});

@@ -1,0 +1,120 @@
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort, startProcess, type RunningProcess } from "../../bench/lib/processes";
+import { TEST_PROGRAMS } from "../../scripts/debian-packages";
+
+const SITE = join(import.meta.dirname, "../../deploy/nginx/partner-sales.conf");
+
+export interface Nginx {
+  /** https://localhost:<port>, what the browser and AUTH_URL use. */
+  url: string;
+  httpUrl: string;
+  stop(): Promise<void>;
+}
+
+/** `text` with `from` replaced by `to`, where `from` must occur exactly once: the deploy file drifting fails here. */
+function replaceOnce(text: string, from: string | RegExp, to: string): string {
+  const count =
+    typeof from === "string" ? text.split(from).length - 1 : (text.match(new RegExp(from, "g")) ?? []).length;
+  if (count !== 1)
+    throw new Error(`deploy/nginx/partner-sales.conf: expected one ${String(from)}, found ${count}`);
+  return text.replace(from, to);
+}
+
+/**
+ * Debian's nginx on 127.0.0.1 with the reference configuration (deploy/nginx/partner-sales.conf) as written, but
+ * for what an operator edits: the instances' addresses, the ports it listens on and a certificate made now
+ * (self-signed, for localhost).
+ */
+export async function startNginx(instancePorts: [number, number], httpsPort: number): Promise<Nginx> {
+  const dir = mkdtempSync(join(tmpdir(), "partner-sales-nginx-"));
+  chmodSync(dir, 0o755);
+  const certificate = join(dir, "cert.pem");
+  const key = join(dir, "key.pem");
+  const made = spawnSync(
+    "openssl",
+    ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost"].concat([
+      "-addext",
+      "subjectAltName=DNS:localhost",
+      "-keyout",
+      key,
+      "-out",
+      certificate,
+    ]),
+    { encoding: "utf8" },
+  );
+  if (made.status !== 0) throw new Error(`openssl: ${made.stderr}`);
+
+  const httpPort = await freePort();
+  let site = readFileSync(SITE, "utf8");
+  site = replaceOnce(site, "server 127.0.0.1:3001 ", `server 127.0.0.1:${instancePorts[0]} `);
+  site = replaceOnce(site, "server 127.0.0.1:3002 ", `server 127.0.0.1:${instancePorts[1]} `);
+  site = replaceOnce(site, "    listen 80;\n    listen [::]:80;\n", `    listen 127.0.0.1:${httpPort};\n`);
+  site = replaceOnce(
+    site,
+    "    listen 443 ssl http2;\n    listen [::]:443 ssl http2;\n",
+    `    listen 127.0.0.1:${httpsPort} ssl http2;\n`,
+  );
+  site = replaceOnce(site, /\/etc\/ssl\/partner-sales\/fullchain\.pem/, certificate);
+  site = replaceOnce(site, /\/etc\/ssl\/partner-sales\/privkey\.pem/, key);
+  writeFileSync(join(dir, "partner-sales.conf"), site);
+
+  for (const temp of ["body", "proxy", "fastcgi", "uwsgi", "scgi"]) {
+    mkdirSync(join(dir, temp), { mode: 0o777 });
+    chmodSync(join(dir, temp), 0o777);
+  }
+  writeFileSync(
+    join(dir, "nginx.conf"),
+    [
+      "worker_processes 1;",
+      `pid ${dir}/nginx.pid;`,
+      `error_log ${dir}/error.log warn;`,
+      "events { worker_connections 512; }",
+      "http {",
+      `  access_log ${dir}/access.log;`,
+      `  client_body_temp_path ${dir}/body;`,
+      `  proxy_temp_path ${dir}/proxy;`,
+      `  fastcgi_temp_path ${dir}/fastcgi;`,
+      `  uwsgi_temp_path ${dir}/uwsgi;`,
+      `  scgi_temp_path ${dir}/scgi;`,
+      `  include ${dir}/partner-sales.conf;`,
+      "}",
+      "",
+    ].join("\n"),
+  );
+  const check = spawnSync(
+    TEST_PROGRAMS.nginx.path,
+    ["-t", "-q", "-e", join(dir, "error.log"), "-c", join(dir, "nginx.conf")],
+    { encoding: "utf8" },
+  );
+  if (check.status !== 0) throw new Error(`nginx -t: ${check.stderr}`);
+
+  const server: RunningProcess = startProcess(
+    "nginx",
+    TEST_PROGRAMS.nginx.path,
+    ["-e", join(dir, "error.log"), "-c", join(dir, "nginx.conf"), "-g", "daemon off;"],
+    { cwd: dir, env: process.env, logFile: join(dir, "nginx.out") },
+  );
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const listening = await fetch(`http://127.0.0.1:${httpPort}/`, { redirect: "manual" }).then(
+      () => true,
+      () => false,
+    );
+    if (listening) break;
+    if (server.child.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`nginx did not start: ${readFileSync(join(dir, "error.log"), "utf8")}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url: `https://localhost:${httpsPort}`,
+    httpUrl: `http://127.0.0.1:${httpPort}`,
+    async stop() {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import { createServer, type Server } from "node:http";
+
+export interface ReceivedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | undefined;
+  name: string;
+  attributes: Record<string, string | number | boolean>;
+}
+
+export interface OtlpReceiver {
+  /** What OTEL_EXPORTER_OTLP_ENDPOINT is set to (the exporter adds /v1/traces). */
+  url: string;
+  spans(): ReceivedSpan[];
+  /** Every request body as it came, to search for what must not be there. */
+  raw(): string;
+  close(): Promise<void>;
+}
+
+type OtlpValue = {
+  stringValue?: string;
+  intValue?: string | number;
+  boolValue?: boolean;
+  doubleValue?: number;
+};
+interface OtlpBody {
+  resourceSpans?: {
+    scopeSpans?: {
+      spans?: {
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        attributes?: { key: string; value: OtlpValue }[];
+      }[];
+    }[];
+  }[];
+}
+
+const valueOf = (value: OtlpValue) =>
+  value.stringValue ?? value.boolValue ?? value.doubleValue ?? Number(value.intValue ?? Number.NaN);
+
+/** A stand-in OpenTelemetry collector: OTLP/HTTP with JSON bodies on 127.0.0.1, kept in memory. */
+export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+  const bodies: string[] = [];
+  const received: ReceivedSpan[] = [];
+  const server: Server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      if (
+        request.method !== "POST" ||
+        request.url !== "/v1/traces" ||
+        !/json/.test(request.headers["content-type"] ?? "")
+      ) {
+        response.writeHead(415).end();
+        return;
+      }
+      bodies.push(text);
+      const body = JSON.parse(text) as OtlpBody;
+      for (const resource of body.resourceSpans ?? []) {
+        for (const scope of resource.scopeSpans ?? []) {
+          for (const span of scope.spans ?? []) {
+            received.push({
+              traceId: span.traceId,
+              spanId: span.spanId,
+              parentSpanId: span.parentSpanId || undefined,
+              name: span.name,
+              attributes: Object.fromEntries(
+                (span.attributes ?? []).map(({ key, value }) => [key, valueOf(value)]),
+              ),
+            });
+          }
+        }
+      }
+      response.writeHead(200, { "content-type": "application/json" }).end("{}");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    spans: () => [...received],
+    raw: () => bodies.join("\n"),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

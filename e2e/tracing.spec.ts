@@ -1,0 +1,143 @@
+import { randomUUID } from "node:crypto";
+import { request as playwrightRequest, type APIRequestContext } from "@playwright/test";
+import { freePort } from "../bench/lib/processes";
+import { formatCpf, formatPhone } from "../lib/format";
+import { expect, test } from "./fixtures";
+import { startAppInstance, type AppInstance } from "./support/app-instance";
+import { DEMO_AGENT } from "./support/environment";
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./support/otlp-receiver";
+import { apiSale, sandboxControl } from "./support/sandbox";
+
+// An app instance exporting its traces to a local OTLP/HTTP receiver, as it would to an operator's collector.
+test.describe.configure({ mode: "serial" });
+
+let receiver: OtlpReceiver;
+let app: AppInstance;
+let agent: APIRequestContext;
+
+test.beforeAll(async () => {
+  test.setTimeout(180_000);
+  receiver = await startOtlpReceiver();
+  app = await startAppInstance(
+    await freePort(),
+    { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "200", OTEL_SERVICE_NAME: "" },
+    { host: "127.0.0.1" },
+  );
+  agent = await playwrightRequest.newContext({ baseURL: app.url });
+  const { csrfToken } = (await (await agent.get("/api/auth/csrf")).json()) as { csrfToken: string };
+  await agent.post("/api/auth/callback/credentials", {
+    form: { email: DEMO_AGENT.email, password: DEMO_AGENT.password, csrfToken },
+    maxRedirects: 0,
+  });
+});
+
+test.afterAll(async () => {
+  await agent?.dispose();
+  await app?.stop();
+  await receiver?.close();
+});
+
+test.beforeEach(async () => {
+  await sandboxControl("POST", "reset");
+});
+
+const SALE_SPANS = [
+  "sale.submit",
+  "sale.session",
+  "sale.validate",
+  "ledger.claim",
+  "partner_api.token",
+  "partner_api.sale_request",
+  "ledger.record_outcome",
+];
+
+/** The spans of the trace holding `submissionId`'s sale.submit span, once the receiver has them all. */
+async function traceOf(submissionId: string): Promise<ReceivedSpan[]> {
+  let spans: ReceivedSpan[] = [];
+  await expect
+    .poll(
+      () => {
+        const submit = receiver
+          .spans()
+          .find(
+            (span) =>
+              span.name === "sale.submit" && span.attributes["partner_sales.submission_id"] === submissionId,
+          );
+        spans = submit ? receiver.spans().filter((span) => span.traceId === submit.traceId) : [];
+        return SALE_SPANS.filter((name) => !spans.some((span) => span.name === name));
+      },
+      { message: `the spans of ${submissionId}'s sale`, timeout: 30_000 },
+    )
+    .toEqual([]);
+  return spans;
+}
+
+/** Whether `span` sits under a span named `ancestor` in its trace. */
+function under(spans: ReceivedSpan[], span: ReceivedSpan, ancestor: string): boolean {
+  for (let parent = span.parentSpanId; parent;) {
+    const found = spans.find((candidate) => candidate.spanId === parent);
+    if (!found) return false;
+    if (found.name === ancestor) return true;
+    parent = found.parentSpanId;
+  }
+  return false;
+}
+
+test("one trace per sale with the session check, validation, ledger writes, token and provider call; no customer data", async () => {
+  const customers = [
+    apiSale({ customerName: "Graça Quintela" }),
+    apiSale({ customerName: "Otávio Brandão" }),
+  ];
+  const keys = [randomUUID(), randomUUID()];
+  for (const [index, sale] of customers.entries()) {
+    const answer = await agent.post("/api/sales", {
+      data: sale,
+      headers: { "Idempotency-Key": keys[index]! },
+    });
+    expect(answer.status()).toBe(201);
+  }
+  // A history search by CPF: its query string is a customer's data, and Next.js's spans carry request URLs.
+  const search = await agent.get(
+    `/sales?q=${encodeURIComponent(formatCpf(String(customers[0]!.customerDocument)))}`,
+  );
+  expect(search.status()).toBe(200);
+
+  const traces = [await traceOf(keys[0]!), await traceOf(keys[1]!)];
+  expect(traces[0]![0]!.traceId).not.toBe(traces[1]![0]!.traceId);
+  for (const [index, spans] of traces.entries()) {
+    expect(spans.filter((span) => span.name === "sale.submit")).toHaveLength(1);
+    for (const name of SALE_SPANS.slice(1)) {
+      const span = spans.find((candidate) => candidate.name === name)!;
+      expect(under(spans, span, "sale.submit"), `${name} under sale.submit`).toBe(true);
+    }
+    const submit = spans.find((span) => span.name === "sale.submit")!;
+    expect(submit.attributes).toMatchObject({
+      "partner_sales.outcome": "accepted",
+      "partner_sales.channel": "api",
+    });
+    // Inside the request's own span, which Next.js makes.
+    expect(submit.parentSpanId, `sale ${index + 1} inside its request`).toBeDefined();
+    expect(spans.find((span) => span.name === "ledger.record_outcome")!.attributes).toMatchObject({
+      "partner_sales.submission_id": keys[index],
+      "partner_sales.status": "accepted",
+    });
+    expect(spans.find((span) => span.name === "partner_api.sale_request")!.attributes).toMatchObject({
+      "http.response.status_code": 201,
+    });
+  }
+  // The first sale of a new instance had to get the token.
+  expect(traces[0]!.some((span) => span.name === "partner_api.token_exchange")).toBe(true);
+
+  await expect.poll(() => receiver.raw().includes("/sales"), { timeout: 30_000 }).toBe(true);
+  const everything = receiver.raw();
+  for (const sale of customers) {
+    const cpf = String(sale.customerDocument);
+    for (const value of [cpf, formatCpf(cpf), String(sale.customerName), String(sale.customerEmail)]) {
+      expect(everything).not.toContain(value);
+    }
+    expect(everything).not.toContain(String(sale.customerPhone));
+    expect(everything).not.toContain(formatPhone(String(sale.customerPhone)));
+  }
+  expect(everything).not.toContain(DEMO_AGENT.email);
+  expect(everything).not.toContain("sandbox-secret");
+});

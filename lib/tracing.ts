@@ -1,0 +1,29 @@
+import { SpanStatusCode, trace, type Attributes } from "@opentelemetry/api";
+
+/**
+ * Spans of the sale's path, for OpenTelemetry (set up in lib/tracing-setup.ts when OTEL_EXPORTER_OTLP_ENDPOINT is
+ * set; without it the API's no-op tracer makes this nearly free). Attributes name the sale by its submissionId
+ * and say what happened; never a customer's data. A failure is marked by its error's name, not its message,
+ * which may quote a query's parameters.
+ */
+const tracer = () => trace.getTracer("partner-sales");
+
+export const SUBMISSION_ID = "partner_sales.submission_id";
+
+export function inSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>): Promise<T> {
+  return tracer().startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      return await work();
+    } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : "error" });
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** Adds what became known along the way (an outcome, a status) to the current span. */
+export function noteOnSpan(attributes: Attributes): void {
+  trace.getActiveSpan()?.setAttributes(attributes);
+}
