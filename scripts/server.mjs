@@ -45,12 +45,34 @@ const app = next({
 const handle = app.getRequestHandler();
 await app.prepare();
 
+/** Responses not yet finished: once the listener has closed, their connections close after them. */
+const unfinished = new Set();
+let closing = false;
+
 const server = createServer((request, response) => {
   const forwarded = request.headers["x-forwarded-for"];
   const peer = peerAddress(request.socket);
   request.headers["x-forwarded-for"] = forwarded ? `${forwarded}, ${peer}` : peer;
+  if (closing) response.setHeader("Connection", "close");
+  unfinished.add(response);
+  response.once("close", () => unfinished.delete(response));
   void handle(request, response);
 });
+
+/**
+ * No new connections, and none kept alive: a client (nginx's upstream pool) reusing a kept-alive connection would
+ * otherwise go on sending requests here, and the process would never be done. Idle connections close now; busy
+ * ones after their answer (`Connection: close`, or closed once the answer is out when its headers are).
+ */
+function stopListening(done) {
+  closing = true;
+  server.close(done);
+  for (const response of unfinished) {
+    if (!response.headersSent) response.setHeader("Connection", "close");
+    else response.once("finish", () => response.socket?.end());
+  }
+  server.closeIdleConnections();
+}
 
 server.listen(port, hostname, () => {
   console.log(`Partner Sales listening on http://${hostname ?? "localhost"}:${port}`);
@@ -80,7 +102,7 @@ function drain(/** @type {NodeJS.Signals} */ signal) {
   const started = Date.now();
   logLine("info", "server.draining", { signal, delayMs, limitMs });
   setTimeout(() => {
-    server.close(async () => {
+    stopListening(async () => {
       logLine("info", "server.drained", { ms: Date.now() - started });
       // Traces still queued for the collector (lib/tracing-setup.ts), given two seconds at most.
       const flush = globalThis[Symbol.for("partner-sales.before-exit")];
@@ -92,7 +114,6 @@ function drain(/** @type {NodeJS.Signals} */ signal) {
       }
       process.exit(0);
     });
-    server.closeIdleConnections();
   }, delayMs);
   setTimeout(() => {
     logLine("error", "server.drain_cut", { ms: Date.now() - started });
