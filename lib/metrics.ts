@@ -118,9 +118,15 @@ export function countSignInRefusal(method: SignInMethod, reason: string): void {
   metrics().signInRefusals.inc({ method, reason });
 }
 
-/** A failed query or connection: its SQLSTATE class ("08", "57"…), or `connection` when the server sent none. */
-export function countDatabaseError(error: unknown): void {
-  const code = (error as { code?: unknown } | null)?.code;
-  const sqlState = typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code.slice(0, 2) : "connection";
-  metrics().databaseErrors.inc({ class: sqlState });
+/**
+ * A failed query or connection: the SQLSTATE the server answered (its class, "08", "57"…, is the label), or
+ * undefined when none came back (the connection failed), labelled `connection`.
+ */
+export function countDatabaseError(sqlState: string | undefined): void {
+  // PostgreSQL's classes: two digits-or-capitals starting with a digit, or F0, HV, P0, XX (not EPIPE, EPERM…).
+  const sqlStateClass =
+    sqlState && /^([0-9][0-9A-Z]|F0|HV|P0|XX)[0-9A-Z]{3}$/.test(sqlState)
+      ? sqlState.slice(0, 2)
+      : "connection";
+  metrics().databaseErrors.inc({ class: sqlStateClass });
 }

@@ -116,4 +116,27 @@ describe.skipIf(!adminUrl)("migrations started by several instances at once (Pos
     expect(await appliedMigrations(url)).toBe(journal.entries.length);
     expect(info.mock.calls.map(([event]) => event)).toContain("db.migrations_waited");
   });
+
+  it("says it is still waiting at every step, and gives up naming the lock when it is never let go", async () => {
+    const url = await emptyDatabase();
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    await holder.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_KEY.toString()]);
+    vi.spyOn(log, "info").mockImplementation(() => {});
+    const warn = vi.spyOn(log, "warn").mockImplementation(() => {});
+    try {
+      await expect(
+        openDatabase({
+          databaseUrl: url,
+          dataDir: "/nonexistent",
+          role: "server",
+          migrationLockWait: { stepMs: 100, steps: 3 },
+        }),
+      ).rejects.toThrow(/held the migration lock for 0 s \(advisory lock \d+ in pg_locks\)/);
+      expect(warn.mock.calls.filter(([event]) => event === "db.migrations_still_waiting")).toHaveLength(2);
+      expect(await appliedMigrations(url).catch(() => 0)).toBe(0);
+    } finally {
+      await holder.end();
+    }
+  });
 });

@@ -37,6 +37,8 @@ export interface DatabaseOptions {
    * its WebAssembly heap to about 800 MB, memory a long-running process would otherwise hold on to.
    */
   initdbInChildProcess?: boolean;
+  /** How long to wait for another process's migration (PostgreSQL); tests shorten it. */
+  migrationLockWait?: MigrationLockWait;
 }
 
 export class DataDirBusyError extends Error {
@@ -55,13 +57,45 @@ const socketPath = (dataDir: string) => join(dataDir, `.s.PGSQL.${SOCKET_PORT}`)
  */
 export const MIGRATION_LOCK_KEY = 0x50_53_6d_69_67_72_61_74n;
 
+export interface MigrationLockWait {
+  /** How long each wait lasts before the log says it is still waiting. */
+  stepMs: number;
+  /** How many steps before giving up: start-up then fails, naming the lock. */
+  steps: number;
+}
+
+/** Half a minute at a time, ten minutes in all: a migration of this app takes seconds. */
+const MIGRATION_LOCK_WAIT: MigrationLockWait = { stepMs: 30_000, steps: 20 };
+
+/** Waits for the migration lock, saying so every step; a holder that never lets go fails the start-up. */
+async function waitForLock(client: pg.PoolClient, key: string, { stepMs, steps }: MigrationLockWait) {
+  await client.query(`set lock_timeout = ${Math.round(stepMs)}`);
+  for (let step = 1; ; step++) {
+    try {
+      await client.query("select pg_advisory_lock($1)", [key]);
+      break;
+    } catch (error) {
+      // 55P03: lock_not_available, the wait's step ran out.
+      if (!(error instanceof pg.DatabaseError && error.code === "55P03")) throw error;
+      if (step >= steps) {
+        throw new Error(
+          `Another process has held the migration lock for ${Math.round((stepMs * steps) / 1000)} s ` +
+            `(advisory lock ${key} in pg_locks): stop it, or end its session, and start again.`,
+        );
+      }
+      log.warn("db.migrations_still_waiting", { seconds: Math.round((stepMs * step) / 1000) });
+    }
+  }
+  await client.query("set lock_timeout = 0");
+}
+
 /**
  * Migrations run once, however many instances (and CLI runs) start at the same moment: whoever takes the lock
  * migrates; the others wait for it, say so, and then find nothing left to do. Without it two `CREATE TYPE`s race
  * and one instance dies on a duplicate key in pg_type. A holder that dies mid-migration loses the lock with its
  * connection, and its transaction is rolled back, so the next in line starts over.
  */
-async function migrateUnderLock(pool: pg.Pool): Promise<void> {
+async function migrateUnderLock(pool: pg.Pool, wait: MigrationLockWait = MIGRATION_LOCK_WAIT): Promise<void> {
   const client = await pool.connect();
   const key = MIGRATION_LOCK_KEY.toString();
   try {
@@ -71,7 +105,7 @@ async function migrateUnderLock(pool: pg.Pool): Promise<void> {
     if (!rows[0]?.locked) {
       log.info("db.migrations_waiting", { reason: "another process is migrating this database" });
       const started = performance.now();
-      await client.query("select pg_advisory_lock($1)", [key]);
+      await waitForLock(client, key, wait);
       log.info("db.migrations_waited", { ms: Math.round(performance.now() - started) });
     }
     await migratePostgres(drizzlePostgres(client, { schema }), { migrationsFolder: MIGRATIONS });
@@ -86,11 +120,15 @@ async function migrateUnderLock(pool: pg.Pool): Promise<void> {
 
 type Callback = (error: Error | null, ...rest: unknown[]) => void;
 
+/** Counts a failure for the metrics: the server's SQLSTATE when it answered one (a system error's code is not). */
+const noteFailure = (error: unknown) =>
+  countDatabaseError(error instanceof pg.DatabaseError ? error.code : undefined);
+
 /** Calls `callback` when `error` is set, and passes everything on unchanged. */
 const noting =
   (callback: Callback): Callback =>
   (error, ...rest) => {
-    if (error) countDatabaseError(error);
+    if (error) noteFailure(error);
     callback(error, ...rest);
   };
 
@@ -107,14 +145,14 @@ class CountedClient extends pg.Client {
         const last = args.at(-1);
         if (typeof last === "function") return original(...args.slice(0, -1), noting(last as Callback));
         const result = original(...args);
-        if (result instanceof Promise) result.catch(countDatabaseError);
+        if (result instanceof Promise) result.catch(noteFailure);
         return result;
       }) as never;
     }
   }
 }
 
-async function openPostgres(url: string): Promise<DatabaseHandle> {
+async function openPostgres(url: string, migrationLockWait?: MigrationLockWait): Promise<DatabaseHandle> {
   // A database that does not answer (a dropped network, not a refusal) is an outage in 5 s, not a hang.
   const pool = new pg.Pool({
     connectionString: url,
@@ -124,11 +162,11 @@ async function openPostgres(url: string): Promise<DatabaseHandle> {
   });
   // An idle connection dropped by the server (restart, failover) must not take the process down.
   pool.on("error", (error) => {
-    countDatabaseError(error);
+    noteFailure(error);
     log.error("db.pool_error", { error });
   });
   try {
-    await migrateUnderLock(pool);
+    await migrateUnderLock(pool, migrationLockWait);
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw error;
@@ -239,6 +277,9 @@ export function openDatabase({
   dataDir,
   role,
   initdbInChildProcess,
+  migrationLockWait,
 }: DatabaseOptions): Promise<DatabaseHandle> {
-  return databaseUrl ? openPostgres(databaseUrl) : openPglite(dataDir, role, { initdbInChildProcess });
+  return databaseUrl
+    ? openPostgres(databaseUrl, migrationLockWait)
+    : openPglite(dataDir, role, { initdbInChildProcess });
 }
