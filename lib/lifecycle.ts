@@ -1,9 +1,9 @@
-import "server-only";
-
 // Shared with scripts/server.mjs, the process's HTTP server, which runs outside the app's bundle: symbols in the
 // global registry are the same in both.
 const DRAINING = Symbol.for("partner-sales.draining");
 const DRAIN_PLAN = Symbol.for("partner-sales.drain-plan");
+const BEFORE_EXIT = Symbol.for("partner-sales.before-exit");
+const BEFORE_EXIT_HOOKS = Symbol.for("partner-sales.before-exit-hooks");
 
 const registry = globalThis as Record<symbol, unknown>;
 
@@ -27,4 +27,14 @@ export function saleDeadlineMs(upstreamTimeoutMs: number): number {
  */
 export function publishDrainPlan(plan: { delayMs: number; limitMs: number }): void {
   registry[DRAIN_PLAN] = plan;
+}
+
+/**
+ * Work to finish once the drain is done and before the process exits: held outcomes written, queued traces sent.
+ * scripts/server.mjs runs them all and waits a few seconds at most.
+ */
+export function beforeExit(hook: () => Promise<unknown>): void {
+  const hooks = ((registry[BEFORE_EXIT_HOOKS] as (() => Promise<unknown>)[] | undefined) ??= []);
+  hooks.push(hook);
+  registry[BEFORE_EXIT] = () => Promise.allSettled(hooks.map((run) => run()));
 }

@@ -5,9 +5,9 @@ import { ConfigError, type Config } from "./config/parse";
 import { getDb } from "./db";
 import type { Database } from "./db/connection";
 import { markStalePendingUnknown } from "./db/queries/sales";
-import { deferredSubmissionIds } from "./sales/outcome-outbox";
+import { deferredSubmissionIds, writeDeferredOutcomes } from "./sales/outcome-outbox";
 import { getConfig } from "./env";
-import { publishDrainPlan, saleDeadlineMs } from "./lifecycle";
+import { beforeExit, publishDrainPlan, saleDeadlineMs } from "./lifecycle";
 import { log } from "./log";
 import { metrics } from "./metrics";
 import { partnerApi } from "./partner-api";
@@ -75,6 +75,7 @@ export async function startServer(): Promise<void> {
     // Sales left pending by a process that stopped mid-call may exist upstream: a supervisor checks them.
     const orphanAfterMs = saleDeadlineMs(config.partnerApi.timeoutMs);
     publishDrainPlan({ delayMs: config.drainDelayMs, limitMs: orphanAfterMs });
+    beforeExit(writeDeferredOutcomes);
     const sweep = async () => {
       const interrupted = await markStalePendingUnknown(db, orphanAfterMs, deferredSubmissionIds());
       if (interrupted > 0) log.warn("sales.interrupted_marked_unknown", { count: interrupted });

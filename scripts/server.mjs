@@ -104,12 +104,12 @@ function drain(/** @type {NodeJS.Signals} */ signal) {
   setTimeout(() => {
     stopListening(async () => {
       logLine("info", "server.drained", { ms: Date.now() - started });
-      // Traces still queued for the collector (lib/tracing-setup.ts), given two seconds at most.
-      const flush = globalThis[Symbol.for("partner-sales.before-exit")];
-      if (typeof flush === "function") {
+      // Held outcomes written, queued traces sent (lib/lifecycle.ts: beforeExit), five seconds at most.
+      const beforeExit = globalThis[Symbol.for("partner-sales.before-exit")];
+      if (typeof beforeExit === "function") {
         await Promise.race([
-          flush().catch(() => undefined),
-          new Promise((resolve) => setTimeout(resolve, 2_000)),
+          beforeExit().catch(() => undefined),
+          new Promise((resolve) => setTimeout(resolve, 5_000)),
         ]);
       }
       process.exit(0);

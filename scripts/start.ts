@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import nextEnv from "@next/env";
 import { DEMO_ACCOUNTS, DEMO_PASSWORD } from "../lib/auth/demo-account-list";
 import { ConfigError, parseConfig, type Config } from "../lib/config/parse";
+import { saleDeadlineMs } from "../lib/lifecycle";
 import { formatJsonLine } from "../sandbox/log";
 import { createSandbox, type Sandbox } from "../sandbox/server";
 import { appNodeOptions } from "./app-node-options";
@@ -90,14 +91,20 @@ async function main() {
   let appRunning = true;
   let stopping = false;
 
+  // The app drains on SIGTERM (scripts/server.mjs): it may wait DRAIN_DELAY_SECONDS, then for a sale's deadline,
+  // then a few seconds for its last writes. The sandbox stops after it, so a sale in flight still gets its answer.
+  const drainMs = config.drainDelayMs + saleDeadlineMs(config.partnerApi.timeoutMs) + 10_000;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    if (appRunning && app.pid) app.kill("SIGTERM");
+    if (appRunning && app.pid) {
+      app.kill("SIGTERM");
+      const killer = setTimeout(() => app.pid && app.kill("SIGKILL"), drainMs);
+      await new Promise((resolve) => app.once("exit", resolve));
+      clearTimeout(killer);
+    }
     await sandbox?.close();
-    if (!appRunning) process.exit(code);
-    app.once("exit", () => process.exit(code));
-    setTimeout(() => app.pid && app.kill("SIGKILL"), 5_000).unref();
+    process.exit(code);
   };
 
   app.on("exit", (code, signal) => {

@@ -30,7 +30,7 @@ function schedule(submissionId: string, delayMs: number) {
   setTimeout(() => void retry(submissionId), delayMs).unref();
 }
 
-async function retry(submissionId: string) {
+async function retry(submissionId: string, { last = false } = {}) {
   const entry = deferred.get(submissionId);
   if (!entry) return;
   entry.attempts += 1;
@@ -50,8 +50,20 @@ async function retry(submissionId: string) {
       log.error("sales.outcome_settled_meanwhile", { submissionId, status: entry.outcome.status });
       return;
     }
-    schedule(submissionId, Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** entry.attempts));
+    if (!last) return schedule(submissionId, Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** entry.attempts));
+    // The process is stopping: the row stays `pending`, the sweep marks it `unknown`, and this line is what a
+    // supervisor settling it needs to know.
+    log.error("sales.outcome_unwritten_at_exit", {
+      submissionId,
+      status: entry.outcome.status,
+      upstreamStatus: entry.outcome.upstreamStatus,
+    });
   }
+}
+
+/** One last try at every held answer, when the server stops (scripts/server.mjs, after its drain). */
+export async function writeDeferredOutcomes(): Promise<void> {
+  await Promise.all(deferredSubmissionIds().map((submissionId) => retry(submissionId, { last: true })));
 }
 
 /** Submissions whose answer is held here: the stale-pending sweep leaves them alone. */
