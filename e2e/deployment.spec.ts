@@ -18,6 +18,7 @@ test.describe.configure({ mode: "serial" });
 
 const AUTH_SECRET = "deployment-spec-auth-secret-0123456789abcdef";
 const FORGED_CLIENT = "203.0.113.9";
+const METRICS_TOKEN = "deployment-spec-metrics-token-0123456789ab";
 
 let postgres: TestPostgres | undefined;
 let nginx: Nginx | undefined;
@@ -48,7 +49,9 @@ test.beforeAll(async () => {
     DATABASE_URL: databaseUrl,
     AUTH_URL: `https://localhost:${httpsPort}`,
     AUTH_SECRET,
-    TRUSTED_PROXIES: "1",
+    // nginx's address as the instances see it (e2e/support/nginx.ts binds it to 127.0.0.2).
+    TRUSTED_PROXIES: "127.0.0.2",
+    METRICS_TOKEN,
     DRAIN_DELAY_SECONDS: "0",
   };
   instances = await Promise.all(ports.map((port) => startAppInstance(port, settings, { host: "127.0.0.1" })));
@@ -90,11 +93,19 @@ test("the proxy's edges: http goes to https, bodies past the app's limit are ref
   });
   expect(tooLarge.status()).toBe(413);
   expect(await tooLarge.json()).toMatchObject({ error: "payload_too_large" });
-  expect((await client.get("/api/metrics", { headers: { Authorization: "Bearer anything" } })).status()).toBe(
-    404,
-  );
+  // The token works on an instance's own address (where Prometheus scrapes); through nginx nothing answers.
+  const bearer = { Authorization: `Bearer ${METRICS_TOKEN}` };
+  expect((await fetch(`${instances[0]!.url}/api/metrics`, { headers: bearer })).status).toBe(200);
+  const metrics = await client.get("/api/metrics", { headers: bearer });
+  expect(metrics.status()).toBe(404);
+  expect(metrics.headers()["content-type"]).not.toContain("json");
   expect((await client.get("/api/health")).status()).toBe(200);
   await client.dispose();
+
+  // Another name than the app's (here the bare address): no redirect, no answer at all.
+  const stranger = new URL(nginx!.httpUrl);
+  stranger.hostname = "127.0.0.1";
+  await expect(fetch(stranger, { redirect: "manual" })).rejects.toThrow();
 });
 
 test("selling through https in Chromium: the real client address, Secure cookies and HSTS; one instance killed, selling goes on with the same session; a SIGTERMed instance finishes the sale in flight", async ({
@@ -113,8 +124,10 @@ test("selling through https in Chromium: the real client address, Secure cookies
   await signIn.goto();
   await signIn.signIn(DEMO_AGENT.email, "not-the-password");
   await expect(signIn.alert()).toBeVisible();
+  // The browser's address, as nginx saw it: not nginx's own (127.0.0.2), not what the browser claimed.
   const keys = await throttleKeys();
   expect(keys).toContain("address:127.0.0.1");
+  expect(keys.join(" ")).not.toContain("127.0.0.2");
   expect(keys.join(" ")).not.toContain(FORGED_CLIENT);
 
   await signIn.signIn(DEMO_AGENT.email, DEMO_AGENT.password);

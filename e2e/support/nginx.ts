@@ -23,6 +23,14 @@ function replaceOnce(text: string, from: string | RegExp, to: string): string {
   return text.replace(from, to);
 }
 
+/** `text` with every `from` replaced by `to`, where `from` must occur exactly `count` times. */
+function replaceAll(text: string, from: string, to: string, count: number): string {
+  const found = text.split(from).length - 1;
+  if (found !== count)
+    throw new Error(`deploy/nginx/partner-sales.conf: expected ${count} × ${from}, found ${found}`);
+  return text.split(from).join(to);
+}
+
 /**
  * Debian's nginx on 127.0.0.1 with the reference configuration (deploy/nginx/partner-sales.conf) as written, but
  * for what an operator edits: the instances' addresses, the ports it listens on and a certificate made now
@@ -49,8 +57,21 @@ export async function startNginx(instancePorts: [number, number], httpsPort: num
 
   const httpPort = await freePort();
   let site = readFileSync(SITE, "utf8");
-  site = replaceOnce(site, "server 127.0.0.1:3001 ", `server 127.0.0.1:${instancePorts[0]} `);
-  site = replaceOnce(site, "server 127.0.0.1:3002 ", `server 127.0.0.1:${instancePorts[1]} `);
+  site = replaceOnce(site, "server 10.0.0.11:3001 ", `server 127.0.0.1:${instancePorts[0]} `);
+  site = replaceOnce(site, "server 10.0.0.12:3001 ", `server 127.0.0.1:${instancePorts[1]} `);
+  site = replaceAll(site, "vendas.partner.example", "localhost", 3);
+  site = replaceAll(
+    site,
+    "    listen 80 default_server;\n    listen [::]:80 default_server;\n",
+    `    listen 127.0.0.1:${httpPort} default_server;\n`,
+    1,
+  );
+  site = replaceAll(
+    site,
+    "    listen 443 ssl default_server;\n    listen [::]:443 ssl default_server;\n",
+    `    listen 127.0.0.1:${httpsPort} ssl default_server;\n`,
+    1,
+  );
   site = replaceOnce(site, "    listen 80;\n    listen [::]:80;\n", `    listen 127.0.0.1:${httpPort};\n`);
   site = replaceOnce(
     site,
@@ -59,6 +80,13 @@ export async function startNginx(instancePorts: [number, number], httpsPort: num
   );
   site = replaceOnce(site, /\/etc\/ssl\/partner-sales\/fullchain\.pem/, certificate);
   site = replaceOnce(site, /\/etc\/ssl\/partner-sales\/privkey\.pem/, key);
+  // nginx connects to the instances from 127.0.0.2 (all of 127/8 is this machine), so that the proxy's address
+  // (TRUSTED_PROXIES) is not the browser's (127.0.0.1): the app must tell them apart.
+  site = replaceOnce(
+    site,
+    "        proxy_pass http://partner_sales;\n",
+    "        proxy_pass http://partner_sales;\n        proxy_bind 127.0.0.2;\n",
+  );
   writeFileSync(join(dir, "partner-sales.conf"), site);
 
   for (const temp of ["body", "proxy", "fastcgi", "uwsgi", "scgi"]) {
@@ -99,7 +127,7 @@ export async function startNginx(instancePorts: [number, number], httpsPort: num
   );
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const listening = await fetch(`http://127.0.0.1:${httpPort}/`, { redirect: "manual" }).then(
+    const listening = await fetch(`http://localhost:${httpPort}/`, { redirect: "manual" }).then(
       () => true,
       () => false,
     );
@@ -111,7 +139,7 @@ export async function startNginx(instancePorts: [number, number], httpsPort: num
   }
   return {
     url: `https://localhost:${httpsPort}`,
-    httpUrl: `http://127.0.0.1:${httpPort}`,
+    httpUrl: `http://localhost:${httpPort}`,
     async stop() {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
