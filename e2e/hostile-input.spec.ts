@@ -31,6 +31,7 @@ let serverPid: number | undefined;
 let rssBeforeMb = 0;
 
 test.beforeAll(async ({ browser }) => {
+  test.setTimeout(120_000);
   serverPid = pidListeningOn(E2E_PORTS.app);
   if (!serverPid) return;
   // Warm first (each page rendered, a sale, each refusal once): what is measured is memory the hostile traffic
@@ -42,8 +43,22 @@ test.beforeAll(async ({ browser }) => {
   await page.request.post("/api/sales", { data: apiSale(), headers: { "Idempotency-Key": randomUUID() } });
   for (const hostile of transportCases()) await send(APP, hostile, await cookiesOf(page));
   await page.close();
+  // And one flood: the heap the first one grows to is kept by V8 (a high-water mark, reached once), which is
+  // not what this file looks for, memory that stays behind because of what was sent.
+  await flood();
   rssBeforeMb = memoryOf(serverPid).rssMb;
 });
+
+/** 48 large bodies at once, chunked (no declared length), to every entry point in turn. */
+function flood() {
+  const hostile = transportCases().filter((request) => request.chunked);
+  return Promise.all(
+    Array.from({ length: 48 }, async (_, index) => {
+      const request = hostile[index % hostile.length]!;
+      return { expected: request.status, status: (await send(APP, request)).status };
+    }),
+  );
+}
 test.beforeEach(() => sandboxControl("POST", "reset"));
 
 test("every entry point refuses oversized, mistyped and malformed bodies with its documented status", async ({
@@ -67,13 +82,8 @@ test("every entry point refuses oversized, mistyped and malformed bodies with it
 
 test("many large bodies at once leave the server up and within its memory", async () => {
   test.setTimeout(120_000);
-  const hostile = transportCases().filter((request) => request.chunked);
-  const answers = await Promise.all(
-    Array.from({ length: 48 }, (_, index) => send(APP, hostile[index % hostile.length]!)),
-  );
-  expect(answers.map((answer) => answer.status).sort()).toEqual(
-    Array.from({ length: 48 }, (_, index) => hostile[index % hostile.length]!.status).sort(),
-  );
+  const answers = await flood();
+  expect(answers.map((answer) => answer.status)).toEqual(answers.map((answer) => answer.expected));
   expect((await fetch(`${APP}/api/health`)).status).toBe(200);
 });
 
