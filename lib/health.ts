@@ -1,6 +1,6 @@
 import "server-only";
-import { sql } from "drizzle-orm";
 import { getDb } from "./db";
+import { pingDatabase } from "./db/queries/health";
 import { getConfig } from "./env";
 import { log } from "./log";
 import { partnerApi, type TokenStatus } from "./partner-api";
@@ -22,7 +22,7 @@ async function checkDatabase(): Promise<Health["db"]> {
   try {
     const db = await getDb();
     await Promise.race([
-      db.execute(sql`select 1`),
+      pingDatabase(db),
       new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), DB_CHECK_TIMEOUT_MS).unref()),
     ]);
     return "ok";

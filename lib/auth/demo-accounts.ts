@@ -1,14 +1,14 @@
 import "server-only";
 import type { Database } from "@/lib/db/connection";
-import { agents } from "@/lib/db/schema";
+import { insertMissingAgents } from "@/lib/db/queries/agents";
 import { DEMO_ACCOUNTS, DEMO_PASSWORD } from "./demo-account-list";
 import { hashPassword } from "./password";
 
 /** Sandbox mode only: creates the demo accounts when missing, leaving any that an operator changed alone. */
 export async function seedDemoAccounts(db: Database): Promise<void> {
   const passwordHash = await hashPassword(DEMO_PASSWORD);
-  await db
-    .insert(agents)
-    .values(DEMO_ACCOUNTS.map((account) => ({ ...account, passwordHash })))
-    .onConflictDoNothing({ target: agents.email });
+  await insertMissingAgents(
+    db,
+    DEMO_ACCOUNTS.map((account) => ({ ...account, passwordHash })),
+  );
 }

@@ -1,11 +1,17 @@
 import "server-only";
 import { decodeJwt, errors, jwtVerify, type JWTPayload } from "jose";
-import { and, eq, isNull, lt, notExists, sql } from "drizzle-orm";
-import { alias } from "drizzle-orm/pg-core";
 import type { EmbedPortal, PortalAlgorithm } from "@/lib/config/portals";
 import type { Database } from "@/lib/db/connection";
 import { normalizeEmail } from "@/lib/db/queries/agents";
-import { agents, embedTokenUses, type Agent } from "@/lib/db/schema";
+import {
+  adoptLegacyPortalAgent,
+  createPortalAgent,
+  findPortalAgent,
+  isPortalAgent,
+  linkPortalAgentByEmail,
+  spendTokenId,
+} from "@/lib/db/queries/portal-agents";
+import type { Agent } from "@/lib/db/schema";
 import { pickSaleFields, type SaleFormValues } from "@/lib/validation/sale";
 import { textProblem } from "@/lib/validation/text";
 
@@ -131,17 +137,14 @@ export async function signInWithEmbedToken(
   if (!claims) return refuse("invalid", "claims");
   const { sub, jti, email, name, exp } = claims;
 
-  await db.delete(embedTokenUses).where(lt(embedTokenUses.expiresAt, now));
-  const [fresh] = await db
-    .insert(embedTokenUses)
-    // Each portal picks its own `jti`s: one portal's cannot use up another's.
-    .values({
-      jti: JSON.stringify([portal.issuer, jti]),
-      expiresAt: new Date((exp + CLOCK_TOLERANCE_SECONDS) * 1000),
-    })
-    .onConflictDoNothing()
-    .returning();
-  if (!fresh) return refuse("replayed", "jti");
+  // Each portal picks its own `jti`s: one portal's cannot use up another's.
+  const spent = await spendTokenId(
+    db,
+    JSON.stringify([portal.issuer, jti]),
+    new Date((exp + CLOCK_TOLERANCE_SECONDS) * 1000),
+    now,
+  );
+  if (!spent) return refuse("replayed", "jti");
 
   const agent = await findOrLinkAgent(db, portal, { sub, email: normalizeEmail(email), name: name.trim() });
   if (!agent) return refuse("invalid", "email_taken");
@@ -168,19 +171,8 @@ export async function tokenNamesSessionAgent(
   if ("ok" in verified) return null;
   const claims = agentClaims(verified.payload, now);
   if (!claims) return null;
-  const [agent] = await db
-    .select({ id: agents.id })
-    .from(agents)
-    .where(
-      and(
-        eq(agents.id, sessionAgentId),
-        eq(agents.externalIssuer, verified.portal.issuer),
-        eq(agents.externalSubject, claims.sub),
-        isNull(agents.disabledAt),
-      ),
-    )
-    .limit(1);
-  return agent ? { prefill: pickSaleFields(verified.payload.prefill) } : null;
+  const named = await isPortalAgent(db, sessionAgentId, { issuer: verified.portal.issuer, sub: claims.sub });
+  return named ? { prefill: pickSaleFields(verified.payload.prefill) } : null;
 }
 
 /**
@@ -194,57 +186,13 @@ async function findOrLinkAgent(
   portal: EmbedPortal,
   who: { sub: string; email: string; name: string },
 ): Promise<Agent | undefined> {
-  const identity = and(eq(agents.externalIssuer, portal.issuer), eq(agents.externalSubject, who.sub));
-  const byIdentity = async () => (await db.select().from(agents).where(identity).limit(1))[0];
-  const known = await byIdentity();
-  if (known) return known;
-
-  if (portal.adoptsLegacyAgents) {
-    const taken = alias(agents, "taken");
-    const [adopted] = await db
-      .update(agents)
-      .set({ externalIssuer: portal.issuer, updatedAt: sql`now()` })
-      .where(
-        and(
-          isNull(agents.externalIssuer),
-          eq(agents.externalSubject, who.sub),
-          notExists(
-            db
-              .select({ id: taken.id })
-              .from(taken)
-              .where(and(eq(taken.externalIssuer, portal.issuer), eq(taken.externalSubject, who.sub))),
-          ),
-        ),
-      )
-      .returning();
-    if (adopted) return adopted;
-  }
-
-  const [linked] = await db
-    .update(agents)
-    .set({ externalIssuer: portal.issuer, externalSubject: who.sub, updatedAt: sql`now()` })
-    .where(
-      and(
-        eq(agents.email, who.email),
-        isNull(agents.externalSubject),
-        isNull(agents.passwordHash),
-        eq(agents.role, "agent"),
-      ),
-    )
-    .returning();
-  if (linked) return linked;
-  const [created] = await db
-    .insert(agents)
-    .values({
-      email: who.email,
-      name: who.name,
-      role: "agent",
-      passwordHash: null,
-      externalIssuer: portal.issuer,
-      externalSubject: who.sub,
-    })
-    .onConflictDoNothing()
-    .returning();
-  // Two first sign-ins of the same agent at once: the other one created the row.
-  return created ?? (await byIdentity());
+  const identity = { issuer: portal.issuer, sub: who.sub };
+  return (
+    (await findPortalAgent(db, identity)) ??
+    (portal.adoptsLegacyAgents ? await adoptLegacyPortalAgent(db, identity) : undefined) ??
+    (await linkPortalAgentByEmail(db, identity, who.email)) ??
+    (await createPortalAgent(db, identity, who)) ??
+    // Two first sign-ins of the same agent at once: the other one created the row.
+    (await findPortalAgent(db, identity))
+  );
 }

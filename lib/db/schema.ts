@@ -110,6 +110,7 @@ export type SessionRow = typeof sessions.$inferSelect;
 export type SessionMethod = (typeof sessionMethod.enumValues)[number];
 
 export type Agent = typeof agents.$inferSelect;
+export type NewAgent = typeof agents.$inferInsert;
 export type AgentRole = (typeof agentRole.enumValues)[number];
 
 export const saleStatus = pgEnum("sale_status", ["pending", "accepted", "rejected", "failed", "unknown"]);

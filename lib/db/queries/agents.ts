@@ -2,7 +2,7 @@ import "server-only";
 import { asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../connection";
 import { prepared } from "../prepared";
-import { agents, type Agent, type AgentRole } from "../schema";
+import { agents, type Agent, type AgentRole, type NewAgent } from "../schema";
 import { endAgentSessions } from "./sessions";
 
 export function normalizeEmail(email: string): string {
@@ -52,6 +52,11 @@ export async function insertAgent(
   if (!agent)
     throw new AgentExistsError(`An agent with the e-mail ${normalizeEmail(input.email)} already exists.`);
   return agent;
+}
+
+/** Accounts created unless one with the e-mail exists, which is left as it is. */
+export async function insertMissingAgents(db: Database, rows: NewAgent[]): Promise<void> {
+  await db.insert(agents).values(rows).onConflictDoNothing({ target: agents.email });
 }
 
 export function listAgents(db: Database): Promise<Agent[]> {
