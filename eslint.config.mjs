@@ -1,14 +1,130 @@
+import { readFileSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { defineConfig, globalIgnores } from "eslint/config";
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTypescript from "eslint-config-next/typescript";
+
+const root = import.meta.dirname;
+
+// Packages that only run on the server (a database driver, the telemetry SDKs, Node's own modules).
+const SERVER_PACKAGES = [
+  /^node:/,
+  /^server-only$/,
+  /^pg$/,
+  /^drizzle-orm/,
+  /^@electric-sql\//,
+  /^prom-client$/,
+  /^@opentelemetry\/(?!api$)/,
+];
+
+/** The file an import names, for the app's own modules (`@/…` or relative); undefined for packages. */
+function resolveImport(source, importer) {
+  const base = source.startsWith("@/")
+    ? join(root, source.slice(2))
+    : source.startsWith(".")
+      ? resolve(dirname(importer), source)
+      : undefined;
+  if (!base) return undefined;
+  return ["", ".ts", ".tsx", "/index.ts", "/index.tsx"]
+    .map((suffix) => base + suffix)
+    .find((path) => statSync(path, { throwIfNoEntry: false })?.isFile());
+}
+
+const serverOnlyCache = new Map();
+/** A module marked `import "server-only"`: it may hold secrets or reach the database. */
+function isServerOnlyModule(path) {
+  if (!serverOnlyCache.has(path)) {
+    serverOnlyCache.set(path, /^import ["']server-only["'];?$/m.test(readFileSync(path, "utf8")));
+  }
+  return serverOnlyCache.get(path);
+}
+
+/**
+ * Client code (a "use client" module, or anything in lib/validation, which the browser runs too) imports nothing
+ * that runs only on the server: no module marked server-only and no server package. Type-only imports are
+ * erased and allowed; server actions ("use server" modules) are how a client calls the server, and allowed.
+ */
+const clientBoundary = {
+  meta: {
+    type: "problem",
+    messages: {
+      serverOnly:
+        "{{where}} runs in the browser: it cannot import {{source}}, which runs only on the server.",
+    },
+    schema: [],
+  },
+  create(context) {
+    const file = context.filename;
+    const body = context.sourceCode.ast.body;
+    const useClient = body.some(
+      (node) => node.type === "ExpressionStatement" && node.directive === "use client",
+    );
+    const validation = file.startsWith(join(root, "lib/validation/"));
+    if (!useClient && !validation) return {};
+    const where = useClient ? "A client component" : "lib/validation";
+    return {
+      ImportDeclaration(node) {
+        const typeOnly =
+          node.importKind === "type" ||
+          (node.specifiers.length > 0 &&
+            node.specifiers.every((specifier) => specifier.importKind === "type"));
+        if (typeOnly) return;
+        const source = String(node.source.value);
+        const path = resolveImport(source, file);
+        const serverOnly = path
+          ? isServerOnlyModule(path)
+          : SERVER_PACKAGES.some((pattern) => pattern.test(source));
+        if (serverOnly) context.report({ node, messageId: "serverOnly", data: { where, source } });
+      },
+    };
+  },
+};
 
 export default defineConfig([
   ...nextVitals,
   ...nextTypescript,
   {
+    plugins: { "partner-sales": { rules: { "client-boundary": clientBoundary } } },
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/consistent-type-imports": "error",
+      "partner-sales/client-boundary": "error",
+    },
+  },
+  {
+    // The layers: pages, route handlers and components read and write through lib/dal (and lib/actions), which
+    // go through lib/db/queries; they may name the database's types.
+    files: ["app/**", "components/**"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["@/lib/db", "@/lib/db/*"],
+              allowTypeImports: true,
+              message: "Pages, routes and components reach the database through lib/dal, never lib/db.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // app/ is Next.js's: its routes are imported by nothing but Next.js.
+    ignores: ["app/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["@/app", "@/app/*", "**/app/*"],
+              message: "app/ is Next.js's routes: nothing else imports them.",
+            },
+          ],
+        },
+      ],
     },
   },
   globalIgnores([

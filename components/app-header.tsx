@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { signOutAction, signOutEverywhereAction } from "@/app/(auth)/actions";
+import { signOutAction, signOutEverywhereAction } from "@/lib/actions/auth";
 import type { SessionAgent } from "@/lib/dal/session";
 
 export function AppHeader({ agent }: { agent: SessionAgent | null }) {

@@ -3,7 +3,7 @@ import type { Metadata } from "next";
 import { SaleForm } from "@/components/sale-form/sale-form";
 import { listPlans } from "@/lib/dal/plans";
 import { requireAgent } from "@/lib/dal/session";
-import { submitSaleAction } from "./actions";
+import { submitSaleAction } from "@/lib/actions/sales";
 
 export const metadata: Metadata = { title: "Nova venda" };
 

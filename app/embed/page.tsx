@@ -15,7 +15,7 @@ import {
   type AppearanceWarning,
 } from "@/lib/embed-appearance";
 import { log } from "@/lib/log";
-import { submitSaleAction } from "../(sales)/actions";
+import { submitSaleAction } from "@/lib/actions/sales";
 
 export const metadata: Metadata = { title: "Nova venda" };
 

@@ -13,7 +13,7 @@ import {
 } from "react";
 import { useForm, useWatch } from "react-hook-form";
 import { FormField, inputClassName } from "@/components/ui/form-field";
-import type { SaleActionState } from "@/app/(sales)/actions";
+import type { SaleActionState } from "@/lib/actions/sales";
 import { INITIAL_ACTION_STATE } from "@/lib/action-state";
 import { userMessageFor } from "@/lib/errors";
 import type { PlanOption } from "@/lib/dal/plans";

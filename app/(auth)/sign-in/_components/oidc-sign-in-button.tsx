@@ -2,7 +2,7 @@
 
 import { useFormStatus } from "react-dom";
 import { useSyncExternalStore } from "react";
-import { oidcSignInAction } from "../../actions";
+import { oidcSignInAction } from "@/lib/actions/auth";
 
 const BUTTON_CLASS =
   "block w-full rounded-md border border-brand-700 bg-white px-4 py-2 text-center font-medium text-brand-800 hover:bg-brand-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-600 focus-visible:ring-offset-2 disabled:opacity-70";

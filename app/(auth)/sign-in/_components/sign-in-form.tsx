@@ -1,7 +1,7 @@
 "use client";
 
 import { useActionState, useEffect, useRef } from "react";
-import { signInAction } from "../../actions";
+import { signInAction } from "@/lib/actions/auth";
 import { FormField, inputClassName } from "@/components/ui/form-field";
 import { SignInAlert } from "./sign-in-alert";
 import { INITIAL_ACTION_STATE } from "@/lib/action-state";

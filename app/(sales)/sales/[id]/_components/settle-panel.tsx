@@ -1,6 +1,6 @@
 import type { Route } from "next";
 import Link from "next/link";
-import { resolveSaleAction } from "@/app/(sales)/actions";
+import { resolveSaleAction } from "@/lib/actions/sales";
 import type { SaleDetail } from "@/lib/dal/sales";
 import type { SaleResolution } from "@/lib/db/schema";
 import { formatCpf, formatDateTime } from "@/lib/format";

@@ -1,0 +1,87 @@
+import { join } from "node:path";
+import { ESLint } from "eslint";
+import { describe, expect, it } from "vitest";
+
+const root = join(import.meta.dirname, "..");
+const eslint = new ESLint({ cwd: root });
+
+/** The rules that fire on `code` as if it were the file at `path` (which need not exist). */
+async function rulesFiring(path: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: join(root, path) });
+  return result!.messages.map((message) => message.ruleId ?? message.message);
+}
+
+describe("the layers, as lint rules", () => {
+  it.each([
+    [
+      "a client component imports the database",
+      "components/widget.tsx",
+      '"use client";\nimport { getDb } from "@/lib/db";\nexport const x = getDb;\n',
+      "partner-sales/client-boundary",
+    ],
+    [
+      "a client component imports a server-only module by a relative path",
+      "components/sale-form/widget.tsx",
+      '"use client";\nimport { verifySession } from "../../lib/dal/session";\nexport const x = verifySession;\n',
+      "partner-sales/client-boundary",
+    ],
+    [
+      "a client component imports a server package",
+      "app/(sales)/widget.tsx",
+      '"use client";\nimport pg from "pg";\nexport const x = pg;\n',
+      "partner-sales/client-boundary",
+    ],
+    [
+      "lib/validation imports the configuration",
+      "lib/validation/widget.ts",
+      'import { getConfig } from "@/lib/env";\nexport const x = getConfig;\n',
+      "partner-sales/client-boundary",
+    ],
+    [
+      "a page imports the database",
+      "app/(sales)/widget/page.tsx",
+      'import { getDb } from "@/lib/db";\nexport default async function Page() { await getDb(); return null; }\n',
+      "@typescript-eslint/no-restricted-imports",
+    ],
+    [
+      "a component imports a query",
+      "components/widget.tsx",
+      'import { listAgents } from "@/lib/db/queries/agents";\nexport const x = listAgents;\n',
+      "@typescript-eslint/no-restricted-imports",
+    ],
+    [
+      "lib imports a route of app/",
+      "lib/widget.ts",
+      'import Page from "@/app/(sales)/page";\nexport const x = Page;\n',
+      "no-restricted-imports",
+    ],
+    [
+      "a component imports app/ by a relative path",
+      "components/widget.tsx",
+      'import Page from "../app/(sales)/page";\nexport const x = Page;\n',
+      "no-restricted-imports",
+    ],
+  ])("fails when %s", async (_what, path, code, rule) => {
+    expect(await rulesFiring(path, code)).toContain(rule);
+  });
+
+  it.each([
+    [
+      "a client component imports a server action and a server-only module's type",
+      "components/widget.tsx",
+      '"use client";\nimport { submitSaleAction } from "@/lib/actions/sales";\nimport type { PlanOption } from "@/lib/dal/plans";\nexport const action = submitSaleAction;\nexport const plan: PlanOption | null = null;\n',
+    ],
+    [
+      "a page reads through lib/dal and names a database type",
+      "app/(sales)/widget/page.tsx",
+      'import { listPlans } from "@/lib/dal/plans";\nimport type { SaleStatus } from "@/lib/db/schema";\nexport default function Page() { const s: SaleStatus | null = null; return String(listPlans.length) + String(s); }\n',
+    ],
+    [
+      "lib/validation imports its own kind",
+      "lib/validation/widget.ts",
+      'import { SALE_FIELDS } from "@/lib/validation/sale";\nexport const x = SALE_FIELDS;\n',
+    ],
+  ])("passes when %s (the control)", async (_what, path, code) => {
+    expect(await rulesFiring(path, code)).toEqual([]);
+  });
+});
