@@ -80,7 +80,7 @@ describe("token endpoint", () => {
     expect(response.status).toBe(200);
   });
 
-  describe("errors table of the seed", () => {
+  describe("the provider's table of errors", () => {
     it("401 invalid_client when the client_id is not valid", async () => {
       const response = await requestToken(url, { ...credentials, client_id: "someone-else" });
       await expectTokenError(response, 401, "invalid_client", "The specified client_id is invalid.");

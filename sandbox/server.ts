@@ -31,6 +31,8 @@ export interface SandboxOptions {
   plans?: Plan[];
   tokenLifetimeSeconds?: number;
   log?: SandboxLog;
+  /** The clock tokens are issued and checked by (a test shares its own with the client under test). */
+  now?: () => number;
 }
 
 export interface Sandbox {
@@ -63,6 +65,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const clientSecret = options.clientSecret ?? "sandbox-secret";
   const plans = options.plans ?? loadDemoPlans();
   const log = options.log ?? writeJsonLine;
+  const clock = options.now ?? Date.now;
   const state = new SandboxState(options.tokenLifetimeSeconds ?? 3600);
   let baseUrl = "";
   const availablePlans = () => plans.filter((plan) => !state.withdrawnPlanIds.has(plan.id.toLowerCase()));
@@ -93,8 +96,14 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     const reply = fault
       ? faultReply(fault)
       : target === "sale"
-        ? handleSaleRequest(request, { state, plans: availablePlans(), now: new Date() })
-        : handleTokenRequest(request, { state, clientId, clientSecret, errorPageUrl: errorPageUrl(request) });
+        ? handleSaleRequest(request, { state, plans: availablePlans(), now: new Date(clock()) })
+        : handleTokenRequest(request, {
+            state,
+            clientId,
+            clientSecret,
+            errorPageUrl: errorPageUrl(request),
+            now: new Date(clock()),
+          });
     state.countResponse(target, reply === "hang" ? "timeout" : reply.status);
     return { reply, fault };
   }

@@ -3,7 +3,7 @@ import { createSandbox, type SandboxOptions } from "./server";
 
 export const CLIENT_ID = "sandbox-client";
 export const CLIENT_SECRET = "sandbox-secret";
-// Written out rather than imported from the endpoints: the tests pin the paths the seed gives.
+// Written out rather than imported from the endpoints: the tests pin the paths the provider documents.
 export const TOKEN_PATH = "/core/sso/connect/token";
 export const SALE_PATH = "/core/financeiro/partnersale";
 export const VALID_CPF = "52998224725";

@@ -12,6 +12,8 @@ export interface TokenEndpointContext {
   clientId: string;
   clientSecret: string;
   errorPageUrl: string;
+  /** When the token is issued (its expiry counts from here); the real time unless a test says otherwise. */
+  now?: Date;
 }
 
 interface PresentedCredentials extends BasicCredentials {
@@ -155,7 +157,7 @@ export function handleTokenRequest(request: SandboxRequest, context: TokenEndpoi
   }
 
   const { state } = context;
-  const accessToken = state.tokens.issue(state.tokenLifetimeSeconds);
+  const accessToken = state.tokens.issue(state.tokenLifetimeSeconds, context.now?.getTime());
   state.stats.tokensIssued++;
   return json(
     200,

@@ -129,7 +129,7 @@ check("build (next build)", () => {
   return existsSync(join(root, ".next/BUILD_ID"));
 });
 check("type-check (tsc)", () => run(bin("next"), ["typegen"]) === 0 && run(bin("tsc"), ["--noEmit"]) === 0);
-await await vitest();
+await vitest();
 playwright();
 
 heading("summary");

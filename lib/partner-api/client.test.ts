@@ -55,21 +55,30 @@ describe("token lifecycle", () => {
   });
 
   it("renews a short-lived token before it expires, under steady traffic", async () => {
-    await control(sandbox.url, "POST", "token-lifetime", { seconds: 6 });
-    const client = createPartnerApiClient(configFor(), collectingLog());
-    const startedAt = Date.now();
-    let accepted = 0;
-    while (Date.now() - startedAt < 20_000) {
-      if ((await client.submitSale(sale())).status === "accepted") accepted++;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    // One clock for the provider and the client, moved by the test: 20 s of traffic, a sale every 50 ms, in a
+    // moment. The provider checks each token against it, so a token used past its 6 s would be refused (401).
+    let now = Date.now();
+    const clocked = await startSandbox({ now: () => now, tokenLifetimeSeconds: 6 });
+    try {
+      const client = createPartnerApiClient(configFor({ baseUrl: clocked.url }), {
+        ...collectingLog(),
+        now: () => now,
+      });
+      let sent = 0;
+      let accepted = 0;
+      for (const end = now + 20_000; now < end; now += 50) {
+        sent++;
+        if ((await client.submitSale(sale())).status === "accepted") accepted++;
+      }
+      const { saleResponses, tokensIssued } = (await control<Stats>(clocked.url, "GET", "stats")).body;
+      expect(saleResponses["401"] ?? 0).toBe(0);
+      expect(accepted).toBe(sent);
+      // Renewal at half of a 6 s lifetime: at 0, 3, 6 … 18 s.
+      expect(tokensIssued).toBe(7);
+    } finally {
+      await clocked.close();
     }
-    const { saleResponses, tokensIssued, saleRequests } = await stats();
-    expect(saleResponses["401"] ?? 0).toBe(0);
-    expect(accepted).toBe(saleRequests);
-    // Renewal at half of a 6 s lifetime: one token every 3 s over 20 s.
-    expect(tokensIssued).toBeGreaterThanOrEqual(6);
-    expect(tokensIssued).toBeLessThanOrEqual(8);
-  }, 40_000);
+  });
 
   it("renews once and retries once when the upstream revoked the token", async () => {
     const client = createPartnerApiClient(configFor(), collectingLog());
@@ -242,16 +251,20 @@ describe("sale outcomes", () => {
   });
 
   it("treats a second 401 after a fresh token as a configuration failure", async () => {
-    const client = createPartnerApiClient(configFor(), collectingLog());
-    await client.submitSale(sale());
-    await control(sandbox.url, "POST", "reset");
-    // The renewed token lives 1 s and the sale endpoint takes 1.2 s to check it: refused twice in a row.
-    await control(sandbox.url, "POST", "tokens/revoke");
-    await control(sandbox.url, "POST", "token-lifetime", { seconds: 1 });
-    await control(sandbox.url, "POST", "latency", { ms: 1_200, target: "sale" });
-    const outcome = await client.submitSale(sale());
-    expect(outcome).toEqual({ status: "failed", code: "partner_api.unauthorized", httpStatus: 401 });
-    expect((await stats()).saleResponses["401"]).toBe(2);
+    // The provider's clock runs 2 s on between issuing a token (it lives 1 s) and checking it: every token it
+    // gives is refused, the fresh one too.
+    let now = Date.now();
+    const clocked = await startSandbox({ now: () => (now += 1_000), tokenLifetimeSeconds: 1 });
+    try {
+      const client = createPartnerApiClient(configFor({ baseUrl: clocked.url }), collectingLog());
+      const outcome = await client.submitSale(sale());
+      expect(outcome).toEqual({ status: "failed", code: "partner_api.unauthorized", httpStatus: 401 });
+      const { saleResponses, tokensIssued } = (await control<Stats>(clocked.url, "GET", "stats")).body;
+      expect(saleResponses["401"]).toBe(2);
+      expect(tokensIssued).toBe(2);
+    } finally {
+      await clocked.close();
+    }
   });
 });
 

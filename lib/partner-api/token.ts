@@ -47,6 +47,60 @@ export function renewalDelayMs(lifetimeSeconds: number): number {
   return lifetimeMs - Math.min(EARLY_RENEWAL_MS, lifetimeMs / 2);
 }
 
+/** The client-credentials grant (RFC 6749 §4.4) as the provider takes it: the credentials in the form body. */
+export function clientCredentialsRequest(config: TokenEndpointConfig): { url: string; init: RequestInit } {
+  return {
+    url: `${config.baseUrl}${config.tokenPath}`,
+    init: {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
+      body: new URLSearchParams({
+        grant_type: "client_credentials",
+        client_id: config.clientId,
+        client_secret: config.clientSecret,
+      }),
+      cache: "no-store",
+      signal: AbortSignal.timeout(config.timeoutMs),
+    },
+  };
+}
+
+export type TokenResponse =
+  | { ok: true; accessToken: string; lifetimeSeconds: number }
+  | { ok: false; code: "partner_api.invalid_client"; httpStatus: number }
+  | { ok: false; code: "partner_api.token_rejected"; httpStatus: number; upstreamError: string | null }
+  | {
+      ok: false;
+      code: "partner_api.token_unavailable";
+      httpStatus: number;
+      reason: "malformed" | "server-error";
+    };
+
+/**
+ * What the token endpoint's answer means, from its status and parsed body alone (`undefined` when it was not
+ * JSON). A token without a usable lifetime lives an hour. `invalid_client` is the credentials, whatever the status;
+ * other 4xx answers (but 429) mean the request itself is wrong; 429, 5xx and malformed answers are transient.
+ */
+export function processTokenResponse(status: number, body: unknown): TokenResponse {
+  if (status >= 200 && status < 300 && isTokenSuccessBody(body)) {
+    const lifetimeSeconds =
+      Number.isFinite(body.expires_in) && body.expires_in > 0 ? body.expires_in : DEFAULT_LIFETIME_SECONDS;
+    return { ok: true, accessToken: body.access_token, lifetimeSeconds };
+  }
+  const upstreamError = isTokenErrorBody(body) ? body.error : null;
+  if (upstreamError === "invalid_client")
+    return { ok: false, code: "partner_api.invalid_client", httpStatus: status };
+  if (status >= 400 && status < 500 && status !== 429) {
+    return { ok: false, code: "partner_api.token_rejected", httpStatus: status, upstreamError };
+  }
+  return {
+    ok: false,
+    code: "partner_api.token_unavailable",
+    httpStatus: status,
+    reason: status >= 200 && status < 300 ? "malformed" : "server-error",
+  };
+}
+
 /**
  * The client-credentials token of one (base URL, client id): cached, renewed ahead of expiry, one exchange
  * in flight at a time whatever the number of callers, and failed exchanges backed off with jitter.
@@ -145,21 +199,12 @@ export class TokenSource {
   }
 
   private async requestToken(): Promise<CachedToken> {
-    const { baseUrl, tokenPath, clientId, clientSecret, timeoutMs } = this.config;
+    const { clientId } = this.config;
     const startedAt = this.deps.now();
+    const { url, init } = clientCredentialsRequest(this.config);
     let response: Response;
     try {
-      response = await this.deps.fetch(`${baseUrl}${tokenPath}`, {
-        method: "POST",
-        headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
-        body: new URLSearchParams({
-          grant_type: "client_credentials",
-          client_id: clientId,
-          client_secret: clientSecret,
-        }),
-        cache: "no-store",
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      response = await this.deps.fetch(url, init);
     } catch (error) {
       const timedOut = error instanceof DOMException && error.name === "TimeoutError";
       this.deps.log.warn("partner_api.token_exchange_failed", {
@@ -174,46 +219,39 @@ export class TokenSource {
     }
 
     const body: unknown = await response.json().catch(() => undefined);
-    if (response.ok && isTokenSuccessBody(body)) {
-      const lifetime =
-        Number.isFinite(body.expires_in) && body.expires_in > 0 ? body.expires_in : DEFAULT_LIFETIME_SECONDS;
+    const result = processTokenResponse(response.status, body);
+    if (result.ok) {
       this.deps.log.info("partner_api.token_issued", {
         clientId,
-        expiresInSeconds: lifetime,
+        expiresInSeconds: result.lifetimeSeconds,
         durationMs: this.deps.now() - startedAt,
       });
       return {
-        value: body.access_token,
-        refreshAt: startedAt + renewalDelayMs(lifetime),
-        expiresAt: startedAt + lifetime * 1000,
+        value: result.accessToken,
+        refreshAt: startedAt + renewalDelayMs(result.lifetimeSeconds),
+        expiresAt: startedAt + result.lifetimeSeconds * 1000,
       };
     }
-
-    const upstreamError = isTokenErrorBody(body) ? body.error : undefined;
-    if (upstreamError === "invalid_client") {
-      this.deps.log.error("partner_api.invalid_client", {
-        clientId,
-        httpStatus: response.status,
-        action:
-          "The provider refused the client credentials: check PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET.",
-      });
-      throw new AppError("partner_api.invalid_client", "The provider refused the client credentials");
+    const fields = { clientId, httpStatus: result.httpStatus };
+    switch (result.code) {
+      case "partner_api.invalid_client":
+        this.deps.log.error("partner_api.invalid_client", {
+          ...fields,
+          action:
+            "The provider refused the client credentials: check PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET.",
+        });
+        throw new AppError(result.code, "The provider refused the client credentials");
+      case "partner_api.token_rejected":
+        this.deps.log.error("partner_api.token_rejected", {
+          ...fields,
+          upstreamError: result.upstreamError,
+          action:
+            "The token endpoint refused the request: check PARTNER_API_BASE_URL and PARTNER_TOKEN_PATH.",
+        });
+        throw new AppError(result.code, `The token endpoint answered ${result.httpStatus}`);
+      case "partner_api.token_unavailable":
+        this.deps.log.warn("partner_api.token_exchange_failed", { ...fields, reason: result.reason });
+        throw new AppError(result.code, `The token endpoint answered ${result.httpStatus}`);
     }
-    // 429 (rate limited) is transient, like a 5xx; other 4xx answers mean the request itself is wrong.
-    if (response.status >= 400 && response.status < 500 && response.status !== 429) {
-      this.deps.log.error("partner_api.token_rejected", {
-        clientId,
-        httpStatus: response.status,
-        upstreamError: upstreamError ?? null,
-        action: "The token endpoint refused the request: check PARTNER_API_BASE_URL and PARTNER_TOKEN_PATH.",
-      });
-      throw new AppError("partner_api.token_rejected", `The token endpoint answered ${response.status}`);
-    }
-    this.deps.log.warn("partner_api.token_exchange_failed", {
-      clientId,
-      httpStatus: response.status,
-      reason: response.ok ? "malformed" : "server-error",
-    });
-    throw new AppError("partner_api.token_unavailable", `The token endpoint answered ${response.status}`);
   }
 }

@@ -21,7 +21,7 @@ export interface SaleEnvelope {
   total: null | unknown;
 }
 
-/** The partner sale request body, in the order the seed lists its fields; optionals are left out, never "". */
+/** The partner sale request body, its fields in the order the provider documents them; optionals are left out, never "". */
 export interface PartnerSaleRequestBody {
   customerDocument: string;
   customerEmail: string;
