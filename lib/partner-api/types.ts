@@ -1,6 +1,6 @@
 import "server-only";
 
-/** The raw shapes of the provider's interface (seed: Resources). Callers get domain results instead. */
+/** The raw shapes of the provider's interface (its token and partner sale resources). Callers get domain results instead. */
 
 export interface TokenSuccessBody {
   access_token: string;
