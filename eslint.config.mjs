@@ -127,6 +127,45 @@ export default defineConfig([
       ],
     },
   },
+  {
+    // Every SQL statement lives in lib/db (its queries, migrations and connection); tests and the benchmarks'
+    // data generators may write their own. (Later blocks win: these repeat the app/ rule above.)
+    files: ["components/**", "lib/**", "scripts/**", "auth.ts", "proxy.ts", "instrumentation.ts"],
+    ignores: ["lib/db/**", "**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["drizzle-orm", "drizzle-orm/*"],
+              message: "SQL lives in lib/db/queries: add a query there and call it.",
+            },
+            {
+              group: ["@/app", "@/app/*", "**/app/*"],
+              message: "app/ is Next.js's routes: nothing else imports them.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["app/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["drizzle-orm", "drizzle-orm/*"],
+              message: "SQL lives in lib/db/queries: add a query there and call it.",
+            },
+          ],
+        },
+      ],
+    },
+  },
   globalIgnores([
     ".next/**",
     "out/**",

@@ -61,6 +61,18 @@ describe("the layers, as lint rules", () => {
       'import Page from "../app/(sales)/page";\nexport const x = Page;\n',
       "no-restricted-imports",
     ],
+    [
+      "lib/auth writes its own SQL",
+      "lib/auth/widget.ts",
+      'import { sql } from "drizzle-orm";\nexport const x = sql`select 1`;\n',
+      "no-restricted-imports",
+    ],
+    [
+      "a route writes its own SQL",
+      "app/api/widget/route.ts",
+      'import { eq } from "drizzle-orm";\nexport const x = eq;\n',
+      "no-restricted-imports",
+    ],
   ])("fails when %s", async (_what, path, code, rule) => {
     expect(await rulesFiring(path, code)).toContain(rule);
   });
@@ -80,6 +92,11 @@ describe("the layers, as lint rules", () => {
       "lib/validation imports its own kind",
       "lib/validation/widget.ts",
       'import { SALE_FIELDS } from "@/lib/validation/sale";\nexport const x = SALE_FIELDS;\n',
+    ],
+    [
+      "a query writes SQL",
+      "lib/db/queries/widget.ts",
+      'import { sql } from "drizzle-orm";\nexport const x = sql`select 1`;\n',
     ],
   ])("passes when %s (the control)", async (_what, path, code) => {
     expect(await rulesFiring(path, code)).toEqual([]);
