@@ -80,6 +80,17 @@ const clientBoundary = {
   },
 };
 
+// Import patterns of the layer rules below (a later block's options replace an earlier one's, so blocks that
+// overlap repeat them).
+const NOTHING_IMPORTS_APP = {
+  group: ["@/app", "@/app/*", "**/app/*"],
+  message: "app/ is Next.js's routes: nothing else imports them.",
+};
+const SQL_IN_LIB_DB = {
+  group: ["drizzle-orm", "drizzle-orm/*"],
+  message: "SQL lives in lib/db/queries: add a query there and call it.",
+};
+
 export default defineConfig([
   ...nextVitals,
   ...nextTypescript,
@@ -117,12 +128,7 @@ export default defineConfig([
       "no-restricted-imports": [
         "error",
         {
-          patterns: [
-            {
-              group: ["@/app", "@/app/*", "**/app/*"],
-              message: "app/ is Next.js's routes: nothing else imports them.",
-            },
-          ],
+          patterns: [NOTHING_IMPORTS_APP],
         },
       ],
     },
@@ -136,16 +142,7 @@ export default defineConfig([
       "no-restricted-imports": [
         "error",
         {
-          patterns: [
-            {
-              group: ["drizzle-orm", "drizzle-orm/*"],
-              message: "SQL lives in lib/db/queries: add a query there and call it.",
-            },
-            {
-              group: ["@/app", "@/app/*", "**/app/*"],
-              message: "app/ is Next.js's routes: nothing else imports them.",
-            },
-          ],
+          patterns: [SQL_IN_LIB_DB, NOTHING_IMPORTS_APP],
         },
       ],
     },
@@ -156,12 +153,7 @@ export default defineConfig([
       "no-restricted-imports": [
         "error",
         {
-          patterns: [
-            {
-              group: ["drizzle-orm", "drizzle-orm/*"],
-              message: "SQL lives in lib/db/queries: add a query there and call it.",
-            },
-          ],
+          patterns: [SQL_IN_LIB_DB],
         },
       ],
     },
