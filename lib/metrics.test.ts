@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPartnerApiClient, type SaleFields } from "@/lib/partner-api/client";
-import { control, startSandbox, validSale, type RunningSandbox } from "@/sandbox/test-support";
+import {
+  clientConfigFor,
+  control,
+  startSandbox,
+  validSale,
+  type RunningSandbox,
+} from "@/sandbox/test-support";
 import { statusClassOf } from "@/lib/partner-api/channels";
 import { countDatabaseError, metrics } from "./metrics";
 
@@ -58,15 +64,7 @@ describe("the provider's requests", () => {
   afterAll(() => sandbox.close());
 
   const quiet = { info: () => {}, warn: () => {}, error: () => {} };
-  const config = () => ({
-    baseUrl: sandbox.url,
-    tokenPath: "/core/sso/connect/token",
-    salePath: "/core/financeiro/partnersale",
-    clientId: "sandbox-client",
-    clientSecret: "sandbox-secret",
-    partnerSource: undefined,
-    timeoutMs: 500,
-  });
+  const config = () => clientConfigFor(sandbox.url, { timeoutMs: 500 });
   const sale = () => validSale() as unknown as SaleFields;
   const upstream = (endpoint: string, statusClass: string) =>
     value("partner_sales_upstream_request_duration_seconds_count", { endpoint, status_class: statusClass });

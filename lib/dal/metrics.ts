@@ -1,21 +1,15 @@
 import "server-only";
 import { getDb } from "@/lib/db";
 import { countOpenSales } from "@/lib/db/queries/sales";
+import { withinCheckTimeout } from "@/lib/health";
 import { log } from "@/lib/log";
 import { metrics } from "@/lib/metrics";
-
-const DB_READ_TIMEOUT_MS = 2_000;
 
 /** The gauges read from the ledger at each scrape; a database that does not answer leaves them as they were. */
 async function readLedger(): Promise<void> {
   const { openSales, databaseUp } = metrics();
   try {
-    const open = await Promise.race([
-      getDb().then(countOpenSales),
-      new Promise<never>((_, reject) =>
-        setTimeout(() => reject(new Error("timeout")), DB_READ_TIMEOUT_MS).unref(),
-      ),
-    ]);
+    const open = await withinCheckTimeout(getDb().then(countOpenSales));
     openSales.set({ status: "pending" }, open.pending);
     openSales.set({ status: "unknown" }, open.unknown);
     databaseUp.set(1);

@@ -1,7 +1,13 @@
 import { createServer } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Stats } from "@/sandbox/state";
-import { control, startSandbox, validSale, type RunningSandbox } from "@/sandbox/test-support";
+import {
+  clientConfigFor,
+  control,
+  startSandbox,
+  validSale,
+  type RunningSandbox,
+} from "@/sandbox/test-support";
 import { createPartnerApiClient, type PartnerApiConfig, type SaleFields } from "./client";
 
 let sandbox: RunningSandbox;
@@ -15,16 +21,7 @@ afterEach(async () => {
 });
 
 function configFor(overrides: Partial<PartnerApiConfig> = {}): PartnerApiConfig {
-  return {
-    baseUrl: sandbox.url,
-    tokenPath: "/core/sso/connect/token",
-    salePath: "/core/financeiro/partnersale",
-    clientId: "sandbox-client",
-    clientSecret: "sandbox-secret",
-    partnerSource: undefined,
-    timeoutMs: 5_000,
-    ...overrides,
-  };
+  return clientConfigFor(sandbox.url, overrides);
 }
 
 function collectingLog() {
