@@ -61,7 +61,82 @@ function gitDescription(): string {
   }
 }
 
-async function main() {
+function sandboxStats(sandbox: string) {
+  return json<{ tokenRequests: number; saleRequests: number }>(`${sandbox}/__sandbox/stats`);
+}
+
+/** A sale through the app's API, signed in with `cookie`. */
+function appSale(name: string, origin: string, cookie: string): LoadTarget {
+  return {
+    name,
+    origin,
+    expectStatus: 201,
+    makeRequest: () => ({
+      path: "/api/sales",
+      headers: {
+        "content-type": "application/json",
+        cookie,
+        "idempotency-key": randomUUID(),
+      },
+      body: JSON.stringify(freshSale()),
+    }),
+  };
+}
+
+/** A sale straight to the partner API at `origin`, with a bearer token of its own. */
+function upstreamSale(name: string, origin: string, bearer: string): LoadTarget {
+  return {
+    name,
+    origin,
+    expectStatus: 200,
+    makeRequest: () => ({
+      path: SALE_PATH,
+      headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` },
+      body: JSON.stringify(freshSale()),
+    }),
+  };
+}
+
+type StartOptions = { cwd?: string; extraEnv?: Record<string, string> };
+
+/** Where the run's servers listen and how to start its processes, each logging to `work`. */
+interface Services {
+  work: string;
+  sandbox: string;
+  app: string;
+  proxy: string;
+  floor: string;
+  ports: { app: number; proxy: number; floor: number };
+  appEnv: { NODE_OPTIONS: string };
+  start: (name: string, command: string, args: string[], options?: StartOptions) => RunningProcess;
+  nextStart: (name: string, port: number, options?: StartOptions) => RunningProcess;
+  appStart: (name: string, port: number, options?: StartOptions) => RunningProcess;
+  /** Stops every process started so far, the last one first. */
+  stop: () => Promise<void>;
+}
+
+/** The services once the sandbox, the app, the proxy and the floor answer. */
+interface Bench extends Services {
+  appProcess: RunningProcess;
+}
+
+interface PostgresApp {
+  origin: string;
+  cookie: string;
+  pid: number;
+}
+
+interface SubmissionOverhead {
+  load: LoadFigures[];
+  loadErrors: BenchResults["loadErrors"];
+  overhead: BenchResults["overhead"];
+  peakRssDuringLoadMb: number;
+  postgresPeakRssDuringLoadMb: number;
+}
+
+type Rounds = Record<string, Record<number, { latenciesMs: number[]; rps: number[]; p50: number[] }>>;
+
+function buildAll() {
   ensureBrowser();
   buildIfNeeded(root);
   buildIfNeeded(floorRoot, {
@@ -70,19 +145,17 @@ async function main() {
     label: "the framework floor (bench/floor)",
     buildArgs: ["--webpack"],
   });
+}
 
-  mkdirSync(join(root, ".tmp"), { recursive: true });
-  const work = mkdtempSync(join(root, ".tmp/bench-"));
+// Starts nothing: the process list exists before the first start, so a start that fails still leaves
+// every process started before it to be stopped.
+async function prepareServices(work: string): Promise<Services> {
   const [sandboxPort, appPort, proxyPort, floorPort] = await Promise.all([
     freePort(),
     freePort(),
     freePort(),
     freePort(),
   ]);
-  const sandbox = `http://127.0.0.1:${sandboxPort}`;
-  const app = `http://127.0.0.1:${appPort}`;
-  const proxy = `http://127.0.0.1:${proxyPort}`;
-  const floor = `http://127.0.0.1:${floorPort}`;
   const env = {
     ...process.env,
     NEXT_TELEMETRY_DISABLED: "1",
@@ -95,13 +168,7 @@ async function main() {
     LOG_FILE: "",
   };
   const processes: RunningProcess[] = [];
-  let postgres: TestPostgres | undefined;
-  const start = (
-    name: string,
-    command: string,
-    args: string[],
-    { cwd = root, extraEnv = {} }: { cwd?: string; extraEnv?: Record<string, string> } = {},
-  ) => {
+  const start: Services["start"] = (name, command, args, { cwd = root, extraEnv = {} } = {}) => {
     const started = startProcess(name, command, args, {
       env: { ...env, ...extraEnv },
       cwd,
@@ -110,314 +177,383 @@ async function main() {
     processes.push(started);
     return started;
   };
-  const nextStart = (name: string, port: number, options?: Parameters<typeof start>[3]) =>
-    start(name, nextBin, ["start", "--port", String(port), "--hostname", "127.0.0.1"], options);
-  // The app as `npm start` serves it: Next.js behind scripts/server.mjs.
-  const appStart = (name: string, port: number, options?: Parameters<typeof start>[3]) =>
-    start(
-      name,
-      process.execPath,
-      ["scripts/server.mjs", "--port", String(port), "--hostname", "127.0.0.1"],
-      options,
-    );
-  // What `npm start` runs the app with (scripts/start.ts).
-  const appEnv = { NODE_OPTIONS: appNodeOptions(process.env.NODE_OPTIONS) };
+  return {
+    work,
+    sandbox: `http://127.0.0.1:${sandboxPort}`,
+    app: `http://127.0.0.1:${appPort}`,
+    proxy: `http://127.0.0.1:${proxyPort}`,
+    floor: `http://127.0.0.1:${floorPort}`,
+    ports: { app: appPort, proxy: proxyPort, floor: floorPort },
+    // What `npm start` runs the app with (scripts/start.ts).
+    appEnv: { NODE_OPTIONS: appNodeOptions(process.env.NODE_OPTIONS) },
+    start,
+    nextStart: (name, port, options) =>
+      start(name, nextBin, ["start", "--port", String(port), "--hostname", "127.0.0.1"], options),
+    // The app as `npm start` serves it: Next.js behind scripts/server.mjs.
+    appStart: (name, port, options) =>
+      start(
+        name,
+        process.execPath,
+        ["scripts/server.mjs", "--port", String(port), "--hostname", "127.0.0.1"],
+        options,
+      ),
+    stop: async () => {
+      for (const running of processes.reverse()) await running.stop();
+    },
+  };
+}
 
-  let finished = false;
+async function startServices(services: Services): Promise<Bench> {
+  const { sandbox, app, proxy, floor, ports, appEnv, start, nextStart, appStart } = services;
+  step("Starting the sandbox, the app, a node:http proxy and the framework floor");
+  const sandboxProcess = start("sandbox", process.execPath, ["--import", "tsx", "sandbox/index.ts"]);
+  await waitUntilUp(`${sandbox}/__sandbox/stats`, sandboxProcess);
+  const appProcess = appStart("app", ports.app, { extraEnv: appEnv });
+  const proxyProcess = start("proxy", process.execPath, [
+    "--import",
+    "tsx",
+    "bench/node-proxy.ts",
+    String(ports.proxy),
+    sandbox,
+  ]);
+  const floorProcess = nextStart("floor", ports.floor, { cwd: floorRoot });
+  await Promise.all([
+    waitUntilUp(`${app}/api/health`, appProcess),
+    waitUntilUp(`${proxy}/__sandbox/stats`, proxyProcess),
+    waitUntilUp(floor, floorProcess),
+  ]);
+  return { ...services, appProcess };
+}
+
+async function measurePageWeight({
+  app,
+  floor,
+}: Bench): Promise<{ pageWeight: BenchResults["pageWeight"]; cookie: string }> {
+  step("Browser weight: JavaScript each page loads, gzipped, against the framework baseline");
+  const browser = await chromium.launch(chromiumLaunchOptions());
   try {
-    step("Starting the sandbox, the app, a node:http proxy and the framework floor");
-    const sandboxProcess = start("sandbox", process.execPath, ["--import", "tsx", "sandbox/index.ts"]);
-    await waitUntilUp(`${sandbox}/__sandbox/stats`, sandboxProcess);
-    const appProcess = appStart("app", appPort, { extraEnv: appEnv });
-    const proxyProcess = start("proxy", process.execPath, [
-      "--import",
-      "tsx",
-      "bench/node-proxy.ts",
-      String(proxyPort),
-      sandbox,
-    ]);
-    const floorProcess = nextStart("floor", floorPort, { cwd: floorRoot });
-    await Promise.all([
-      waitUntilUp(`${app}/api/health`, appProcess),
-      waitUntilUp(`${proxy}/__sandbox/stats`, proxyProcess),
-      waitUntilUp(floor, floorProcess),
-    ]);
-    const sandboxStats = () =>
-      json<{ tokenRequests: number; saleRequests: number }>(`${sandbox}/__sandbox/stats`);
-
-    step("Browser weight: JavaScript each page loads, gzipped, against the framework baseline");
-    const browser = await chromium.launch(chromiumLaunchOptions());
-    let cookie: string;
-    let pageWeight: BenchResults["pageWeight"];
-    try {
-      const signedOut = await browser.newPage();
-      const baseline = await measurePageScripts(signedOut, `${app}${BASELINE_PATH}`);
-      const signInPage = await measurePageScripts(signedOut, `${app}/sign-in`);
-      const signedIn = await browser.newPage();
-      cookie = await signIn(signedIn, app);
-      const formPage = await measurePageScripts(signedIn, `${app}/`);
-      const embedPage = await measurePageScripts(signedIn, `${app}/embed`);
-      const floorPage = await measurePageScripts(signedOut, floor);
-      pageWeight = {
-        baseline: { path: BASELINE_PATH, gzipBytes: baseline.gzipBytes, files: baseline.scripts.length },
-        emptyNextApp: { gzipBytes: floorPage.gzipBytes, files: floorPage.scripts.length },
-        pages: [
-          { path: "/sign-in", weight: signInPage },
-          { path: "/", weight: formPage },
-          { path: "/embed", weight: embedPage },
-        ].map(({ path, weight }) => ({
-          path,
-          gzipBytes: weight.gzipBytes,
-          files: weight.scripts.length,
-          addedGzipBytes: weight.gzipBytes - baseline.gzipBytes,
-          ownFiles: weight.scripts
-            .filter((script) => !baseline.scripts.some((base) => base.url === script.url))
-            .map((script) => ({ file: script.url, gzipBytes: script.gzipBytes })),
-        })),
-      };
-    } finally {
-      await browser.close();
-    }
-    const appSale = (name = "app", origin = app, sessionCookie = cookie): LoadTarget => ({
-      name,
-      origin,
-      expectStatus: 201,
-      makeRequest: () => ({
-        path: "/api/sales",
-        headers: {
-          "content-type": "application/json",
-          cookie: sessionCookie,
-          "idempotency-key": randomUUID(),
-        },
-        body: JSON.stringify(freshSale()),
-      }),
-    });
-
-    step("Token economy");
-    const bootExchanges = (await sandboxStats()).tokenRequests;
-    const thousand = await runLoad(appSale(), { concurrency: 10, requests: 1_000, warmUp: 0 });
-    const afterThousand = await sandboxStats();
-    await json(`${sandbox}/__sandbox/tokens/revoke`, { method: "POST" });
-    const revoked = await runLoad(appSale(), { concurrency: 200, requests: 200, warmUp: 0 });
-    const afterRevoke = await sandboxStats();
-    const coldFile = join(work, "token-cold.json");
-    const cold = start("token-cold", process.execPath, [
-      "--conditions=react-server",
-      "--import",
-      "tsx",
-      "bench/token-cold.ts",
-      coldFile,
-    ]);
-    await new Promise((resolve) => cold.child.once("exit", resolve));
-    const coldResult = JSON.parse(readFileSync(coldFile, "utf8")) as {
-      sales: number;
-      accepted: number;
-      tokenExchanges: number;
+    const signedOut = await browser.newPage();
+    const baseline = await measurePageScripts(signedOut, `${app}${BASELINE_PATH}`);
+    const signInPage = await measurePageScripts(signedOut, `${app}/sign-in`);
+    const signedIn = await browser.newPage();
+    const cookie = await signIn(signedIn, app);
+    const formPage = await measurePageScripts(signedIn, `${app}/`);
+    const embedPage = await measurePageScripts(signedIn, `${app}/embed`);
+    const floorPage = await measurePageScripts(signedOut, floor);
+    const pageWeight: BenchResults["pageWeight"] = {
+      baseline: { path: BASELINE_PATH, gzipBytes: baseline.gzipBytes, files: baseline.scripts.length },
+      emptyNextApp: { gzipBytes: floorPage.gzipBytes, files: floorPage.scripts.length },
+      pages: [
+        { path: "/sign-in", weight: signInPage },
+        { path: "/", weight: formPage },
+        { path: "/embed", weight: embedPage },
+      ].map(({ path, weight }) => ({
+        path,
+        gzipBytes: weight.gzipBytes,
+        files: weight.scripts.length,
+        addedGzipBytes: weight.gzipBytes - baseline.gzipBytes,
+        ownFiles: weight.scripts
+          .filter((script) => !baseline.scripts.some((base) => base.url === script.url))
+          .map((script) => ({ file: script.url, gzipBytes: script.gzipBytes })),
+      })),
     };
-    const tokens: BenchResults["tokens"] = {
-      perThousandSales: {
-        sales: thousand.latenciesMs.length,
-        errors: thousand.errors,
-        tokenExchanges: afterThousand.tokenRequests,
-        includingBootWarmUp: bootExchanges,
-      },
-      concurrentAfterRevoke: {
-        sales: revoked.latenciesMs.length,
-        errors: revoked.errors,
-        tokenExchanges: afterRevoke.tokenRequests - afterThousand.tokenRequests,
-      },
-      concurrentColdClient: coldResult,
-    };
-    console.log(JSON.stringify(tokens));
+    return { pageWeight, cookie };
+  } finally {
+    await browser.close();
+  }
+}
 
-    // The same app on PostgreSQL (DATABASE_URL), where the database works outside the app's process: a
-    // throwaway server as `npm test` starts one, when PostgreSQL is installed or can be.
-    postgres = await startTestPostgres().catch((error: unknown) => {
-      console.log(`No PostgreSQL for the comparison: ${(error as Error).message}`);
-      return undefined;
-    });
-    // Started after the token economy, so its own token exchange is not counted there.
-    let postgresApp: string | undefined;
-    let postgresCookie: string | undefined;
-    let postgresPid: number | undefined;
-    if (postgres) {
-      const postgresAppPort = await freePort();
-      postgresApp = `http://127.0.0.1:${postgresAppPort}`;
-      const postgresAppProcess = appStart("app-postgresql", postgresAppPort, {
-        extraEnv: { ...appEnv, DATABASE_URL: postgres.url, DATA_DIR: join(work, "data-postgresql") },
-      });
-      await waitUntilUp(`${postgresApp}/api/health`, postgresAppProcess);
-      postgresPid = postgresAppProcess.pid;
-      const signInBrowser = await chromium.launch(chromiumLaunchOptions());
-      try {
-        postgresCookie = await signIn(await signInBrowser.newPage(), postgresApp);
-      } finally {
-        await signInBrowser.close();
-      }
-    }
-    step(`Submission overhead: ${ROUNDS} alternating rounds at concurrency ${CONCURRENCY.join(" and ")}`);
-    const { access_token: bearer } = await json<{ access_token: string }>(
-      `${sandbox}/core/sso/connect/token`,
-      {
-        method: "POST",
-        body: new URLSearchParams({
-          grant_type: "client_credentials",
-          client_id: "sandbox-client",
-          client_secret: "sandbox-secret",
-        }),
-      },
-    );
-    const upstreamSale = (name: string, origin: string): LoadTarget => ({
-      name,
-      origin,
+async function measureTokenEconomy(
+  { sandbox, app, work, start }: Bench,
+  cookie: string,
+): Promise<BenchResults["tokens"]> {
+  step("Token economy");
+  const bootExchanges = (await sandboxStats(sandbox)).tokenRequests;
+  const thousand = await runLoad(appSale("app", app, cookie), {
+    concurrency: 10,
+    requests: 1_000,
+    warmUp: 0,
+  });
+  const afterThousand = await sandboxStats(sandbox);
+  await json(`${sandbox}/__sandbox/tokens/revoke`, { method: "POST" });
+  const revoked = await runLoad(appSale("app", app, cookie), { concurrency: 200, requests: 200, warmUp: 0 });
+  const afterRevoke = await sandboxStats(sandbox);
+  const coldFile = join(work, "token-cold.json");
+  const cold = start("token-cold", process.execPath, [
+    "--conditions=react-server",
+    "--import",
+    "tsx",
+    "bench/token-cold.ts",
+    coldFile,
+  ]);
+  await new Promise((resolve) => cold.child.once("exit", resolve));
+  const coldResult = JSON.parse(readFileSync(coldFile, "utf8")) as {
+    sales: number;
+    accepted: number;
+    tokenExchanges: number;
+  };
+  const tokens: BenchResults["tokens"] = {
+    perThousandSales: {
+      sales: thousand.latenciesMs.length,
+      errors: thousand.errors,
+      tokenExchanges: afterThousand.tokenRequests,
+      includingBootWarmUp: bootExchanges,
+    },
+    concurrentAfterRevoke: {
+      sales: revoked.latenciesMs.length,
+      errors: revoked.errors,
+      tokenExchanges: afterRevoke.tokenRequests - afterThousand.tokenRequests,
+    },
+    concurrentColdClient: coldResult,
+  };
+  console.log(JSON.stringify(tokens));
+  return tokens;
+}
+
+// The same app on PostgreSQL (DATABASE_URL), where the database works outside the app's process: a
+// throwaway server as `npm test` starts one, when PostgreSQL is installed or can be.
+function startPostgres(): Promise<TestPostgres | undefined> {
+  return startTestPostgres().catch((error: unknown) => {
+    console.log(`No PostgreSQL for the comparison: ${(error as Error).message}`);
+    return undefined;
+  });
+}
+
+async function startPostgresApp(
+  { work, appEnv, appStart }: Bench,
+  postgres: TestPostgres,
+): Promise<PostgresApp> {
+  const postgresAppPort = await freePort();
+  const origin = `http://127.0.0.1:${postgresAppPort}`;
+  const postgresAppProcess = appStart("app-postgresql", postgresAppPort, {
+    extraEnv: { ...appEnv, DATABASE_URL: postgres.url, DATA_DIR: join(work, "data-postgresql") },
+  });
+  await waitUntilUp(`${origin}/api/health`, postgresAppProcess);
+  const pid = postgresAppProcess.pid;
+  const signInBrowser = await chromium.launch(chromiumLaunchOptions());
+  try {
+    const cookie = await signIn(await signInBrowser.newPage(), origin);
+    return { origin, cookie, pid };
+  } finally {
+    await signInBrowser.close();
+  }
+}
+
+async function submissionTargets(
+  { sandbox, proxy, app, floor }: Bench,
+  cookie: string,
+  postgresApp: PostgresApp | undefined,
+): Promise<LoadTarget[]> {
+  const { access_token: bearer } = await json<{ access_token: string }>(`${sandbox}/core/sso/connect/token`, {
+    method: "POST",
+    body: new URLSearchParams({
+      grant_type: "client_credentials",
+      client_id: "sandbox-client",
+      client_secret: "sandbox-secret",
+    }),
+  });
+  return [
+    upstreamSale("direct", sandbox, bearer),
+    upstreamSale("node-proxy", proxy, bearer),
+    appSale("app", app, cookie),
+    ...(postgresApp?.cookie ? [appSale("app-postgresql", postgresApp.origin, postgresApp.cookie)] : []),
+    {
+      name: "empty-route",
+      origin: floor,
       expectStatus: 200,
       makeRequest: () => ({
-        path: SALE_PATH,
-        headers: { "content-type": "application/json", authorization: `Bearer ${bearer}` },
+        path: "/api/empty",
+        headers: { "content-type": "application/json" },
         body: JSON.stringify(freshSale()),
       }),
-    });
-    const targets: LoadTarget[] = [
-      upstreamSale("direct", sandbox),
-      upstreamSale("node-proxy", proxy),
-      appSale(),
-      ...(postgresApp && postgresCookie ? [appSale("app-postgresql", postgresApp, postgresCookie)] : []),
-      {
-        name: "empty-route",
-        origin: floor,
-        expectStatus: 200,
-        makeRequest: () => ({
-          path: "/api/empty",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(freshSale()),
-        }),
-      },
-    ];
-    const rounds: Record<
-      string,
-      Record<number, { latenciesMs: number[]; rps: number[]; p50: number[] }>
-    > = {};
-    const loadErrors: { target: string; concurrency: number; status: number | string; count: number }[] = [];
-    let peakRssDuringLoadMb = 0;
-    let postgresPeakRssDuringLoadMb = 0;
-    const sampler = setInterval(() => {
-      peakRssDuringLoadMb = Math.max(peakRssDuringLoadMb, memoryOf(appProcess.pid).rssMb);
-      if (postgresPid) {
-        postgresPeakRssDuringLoadMb = Math.max(postgresPeakRssDuringLoadMb, memoryOf(postgresPid).rssMb);
-      }
-    }, 100);
-    try {
-      for (let round = 0; round < ROUNDS; round++) {
-        for (const concurrency of CONCURRENCY) {
-          // A different order every round, so no target always runs first or right after the app.
-          const order = targets.map((_, index) => targets[(index + round) % targets.length]!);
-          for (const target of order) {
-            const result = await runLoad(target, { concurrency, requests: REQUESTS[concurrency] });
-            const summary = summarize(result.latenciesMs, result.durationMs);
-            const slot = ((rounds[target.name] ??= {})[concurrency] ??= {
-              latenciesMs: [],
-              rps: [],
-              p50: [],
-            });
-            slot.latenciesMs.push(...result.latenciesMs);
-            slot.rps.push(summary.requestsPerSecond);
-            slot.p50.push(summary.p50Ms);
-            for (const error of result.errors)
-              loadErrors.push({ target: target.name, concurrency, ...error });
-            console.log(
-              `  round ${round + 1} c=${concurrency} ${target.name.padEnd(12)} p50 ${summary.p50Ms.toFixed(2)} ms` +
-                `  p99 ${summary.p99Ms.toFixed(2)} ms  ${summary.requestsPerSecond.toFixed(0)} req/s`,
-            );
-          }
+    },
+  ];
+}
+
+/** Each target's latencies pooled over the rounds, with the median of its rounds' throughput. */
+function pooledLoad(targets: LoadTarget[], rounds: Rounds): LoadFigures[] {
+  const load: LoadFigures[] = [];
+  for (const concurrency of CONCURRENCY) {
+    for (const target of targets) {
+      const slot = rounds[target.name]![concurrency]!;
+      const pooled = summarize(slot.latenciesMs, 1);
+      load.push({
+        target: target.name,
+        concurrency,
+        requests: slot.latenciesMs.length,
+        p50Ms: pooled.p50Ms,
+        p99Ms: pooled.p99Ms,
+        requestsPerSecond: median(slot.rps),
+      });
+    }
+  }
+  return load;
+}
+
+/** Medians of round-by-round differences and ratios, each round compared with itself. */
+function overheadFigures(rounds: Rounds): BenchResults["overhead"] {
+  const perRound = (name: string, concurrency: number) => rounds[name]![concurrency]!;
+  return {
+    addedP50MsAtConcurrency1: median(
+      perRound("app", 1).p50.map((p50, round) => p50 - perRound("direct", 1).p50[round]!),
+    ),
+    proxyAddedP50MsAtConcurrency1: median(
+      perRound("node-proxy", 1).p50.map((p50, round) => p50 - perRound("direct", 1).p50[round]!),
+    ),
+    throughputVsEmptyRouteAtConcurrency50: median(
+      perRound("app", 50).rps.map((rps, round) => rps / perRound("empty-route", 50).rps[round]!),
+    ),
+    ...(rounds["app-postgresql"]
+      ? {
+          postgresqlAddedP50MsAtConcurrency1: median(
+            perRound("app-postgresql", 1).p50.map((p50, round) => p50 - perRound("direct", 1).p50[round]!),
+          ),
+          postgresqlThroughputVsEmptyRouteAtConcurrency50: median(
+            perRound("app-postgresql", 50).rps.map(
+              (rps, round) => rps / perRound("empty-route", 50).rps[round]!,
+            ),
+          ),
+        }
+      : {}),
+  };
+}
+
+async function measureSubmissionOverhead(
+  bench: Bench,
+  cookie: string,
+  postgresApp: PostgresApp | undefined,
+): Promise<SubmissionOverhead> {
+  step(`Submission overhead: ${ROUNDS} alternating rounds at concurrency ${CONCURRENCY.join(" and ")}`);
+  const targets = await submissionTargets(bench, cookie, postgresApp);
+  const rounds: Rounds = {};
+  const loadErrors: BenchResults["loadErrors"] = [];
+  const postgresPid = postgresApp?.pid;
+  let peakRssDuringLoadMb = 0;
+  let postgresPeakRssDuringLoadMb = 0;
+  const sampler = setInterval(() => {
+    peakRssDuringLoadMb = Math.max(peakRssDuringLoadMb, memoryOf(bench.appProcess.pid).rssMb);
+    if (postgresPid) {
+      postgresPeakRssDuringLoadMb = Math.max(postgresPeakRssDuringLoadMb, memoryOf(postgresPid).rssMb);
+    }
+  }, 100);
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const concurrency of CONCURRENCY) {
+        // A different order every round, so no target always runs first or right after the app.
+        const order = targets.map((_, index) => targets[(index + round) % targets.length]!);
+        for (const target of order) {
+          const result = await runLoad(target, { concurrency, requests: REQUESTS[concurrency] });
+          const summary = summarize(result.latenciesMs, result.durationMs);
+          const slot = ((rounds[target.name] ??= {})[concurrency] ??= {
+            latenciesMs: [],
+            rps: [],
+            p50: [],
+          });
+          slot.latenciesMs.push(...result.latenciesMs);
+          slot.rps.push(summary.requestsPerSecond);
+          slot.p50.push(summary.p50Ms);
+          for (const error of result.errors) loadErrors.push({ target: target.name, concurrency, ...error });
+          console.log(
+            `  round ${round + 1} c=${concurrency} ${target.name.padEnd(12)} p50 ${summary.p50Ms.toFixed(2)} ms` +
+              `  p99 ${summary.p99Ms.toFixed(2)} ms  ${summary.requestsPerSecond.toFixed(0)} req/s`,
+          );
         }
       }
-    } finally {
-      clearInterval(sampler);
     }
-    const load: LoadFigures[] = [];
-    for (const concurrency of CONCURRENCY) {
-      for (const target of targets) {
-        const slot = rounds[target.name]![concurrency]!;
-        const pooled = summarize(slot.latenciesMs, 1);
-        load.push({
-          target: target.name,
-          concurrency,
-          requests: slot.latenciesMs.length,
-          p50Ms: pooled.p50Ms,
-          p99Ms: pooled.p99Ms,
-          requestsPerSecond: median(slot.rps),
-        });
-      }
-    }
-    const perRound = (name: string, concurrency: number) => rounds[name]![concurrency]!;
-    const overhead = {
-      addedP50MsAtConcurrency1: median(
-        perRound("app", 1).p50.map((p50, round) => p50 - perRound("direct", 1).p50[round]!),
-      ),
-      proxyAddedP50MsAtConcurrency1: median(
-        perRound("node-proxy", 1).p50.map((p50, round) => p50 - perRound("direct", 1).p50[round]!),
-      ),
-      throughputVsEmptyRouteAtConcurrency50: median(
-        perRound("app", 50).rps.map((rps, round) => rps / perRound("empty-route", 50).rps[round]!),
-      ),
-      ...(rounds["app-postgresql"]
+  } finally {
+    clearInterval(sampler);
+  }
+  return {
+    load: pooledLoad(targets, rounds),
+    loadErrors,
+    overhead: overheadFigures(rounds),
+    peakRssDuringLoadMb,
+    postgresPeakRssDuringLoadMb,
+  };
+}
+
+async function measureLighthouse({ app }: Bench, cookie: string): Promise<BenchResults["lighthouse"]> {
+  step(`Lighthouse: ${LIGHTHOUSE_RUNS} runs per page, desktop, plus one mobile run for reference`);
+  const lighthousePagesList = [{ path: "/sign-in" }, { path: "/", cookie }, { path: "/embed", cookie }];
+  return [
+    ...(await lighthousePages(app, lighthousePagesList, { runs: LIGHTHOUSE_RUNS, presets: ["desktop"] })),
+    ...(await lighthousePages(app, lighthousePagesList, { runs: 1, presets: ["mobile"] })),
+  ];
+}
+
+/** The figures of the run, with the whole-run memory peaks read now, at its end. */
+function collectResults(
+  { appProcess }: Bench,
+  figures: {
+    pageWeight: BenchResults["pageWeight"];
+    tokens: BenchResults["tokens"];
+    submission: SubmissionOverhead;
+    lighthouse: BenchResults["lighthouse"];
+    postgresPid: number | undefined;
+  },
+): BenchResults {
+  const { pageWeight, tokens, submission, lighthouse, postgresPid } = figures;
+  const memory = memoryOf(appProcess.pid);
+  return {
+    ranAt: new Date().toISOString(),
+    commit: gitDescription(),
+    machine: { cpu: cpus()[0]?.model ?? "unknown", cores: cpus().length, node: process.version },
+    rounds: ROUNDS,
+    pageWeight,
+    lighthouse,
+    load: submission.load,
+    loadErrors: submission.loadErrors,
+    overhead: submission.overhead,
+    tokens,
+    memory: {
+      peakRssDuringLoadMb: submission.peakRssDuringLoadMb,
+      peakRssWholeRunMb: memory.peakRssMb,
+      ...(postgresPid
         ? {
-            postgresqlAddedP50MsAtConcurrency1: median(
-              perRound("app-postgresql", 1).p50.map((p50, round) => p50 - perRound("direct", 1).p50[round]!),
-            ),
-            postgresqlThroughputVsEmptyRouteAtConcurrency50: median(
-              perRound("app-postgresql", 50).rps.map(
-                (rps, round) => rps / perRound("empty-route", 50).rps[round]!,
-              ),
-            ),
+            postgresql: {
+              peakRssDuringLoadMb: submission.postgresPeakRssDuringLoadMb,
+              peakRssWholeRunMb: memoryOf(postgresPid).peakRssMb,
+            },
           }
         : {}),
-    };
+    },
+  };
+}
 
-    step(`Lighthouse: ${LIGHTHOUSE_RUNS} runs per page, desktop, plus one mobile run for reference`);
-    const lighthousePagesList = [{ path: "/sign-in" }, { path: "/", cookie }, { path: "/embed", cookie }];
-    const lighthouse = [
-      ...(await lighthousePages(app, lighthousePagesList, { runs: LIGHTHOUSE_RUNS, presets: ["desktop"] })),
-      ...(await lighthousePages(app, lighthousePagesList, { runs: 1, presets: ["mobile"] })),
-    ];
+function report(results: BenchResults) {
+  const { markdownPath, invalid, missed } = writeReport(root, results);
+  console.log(`\nWrote ${markdownPath}`);
+  const list = (items: string[]) => items.map((item) => `  - ${item}`).join("\n");
+  // Missed targets are findings (latest.md says why); wrong answers under load make the figures worthless.
+  if (missed.length > 0) console.log(`Targets missed (see latest.md):\n${list(missed)}`);
+  if (invalid.length > 0) {
+    console.error(`This run is not valid, some answers were wrong:\n${list(invalid)}`);
+    process.exitCode = 1;
+  }
+}
 
-    const memory = memoryOf(appProcess.pid);
-    const results: BenchResults = {
-      ranAt: new Date().toISOString(),
-      commit: gitDescription(),
-      machine: { cpu: cpus()[0]?.model ?? "unknown", cores: cpus().length, node: process.version },
-      rounds: ROUNDS,
-      pageWeight,
-      lighthouse,
-      load,
-      loadErrors,
-      overhead,
-      tokens,
-      memory: {
-        peakRssDuringLoadMb,
-        peakRssWholeRunMb: memory.peakRssMb,
-        ...(postgresPid
-          ? {
-              postgresql: {
-                peakRssDuringLoadMb: postgresPeakRssDuringLoadMb,
-                peakRssWholeRunMb: memoryOf(postgresPid).peakRssMb,
-              },
-            }
-          : {}),
-      },
-    };
-    const { markdownPath, invalid, missed } = writeReport(root, results);
-    console.log(`\nWrote ${markdownPath}`);
-    const list = (items: string[]) => items.map((item) => `  - ${item}`).join("\n");
-    // Missed targets are findings (latest.md says why); wrong answers under load make the figures worthless.
-    if (missed.length > 0) console.log(`Targets missed (see latest.md):\n${list(missed)}`);
-    if (invalid.length > 0) {
-      console.error(`This run is not valid, some answers were wrong:\n${list(invalid)}`);
-      process.exitCode = 1;
-    }
+async function main() {
+  buildAll();
+  mkdirSync(join(root, ".tmp"), { recursive: true });
+  const work = mkdtempSync(join(root, ".tmp/bench-"));
+  const services = await prepareServices(work);
+  let postgres: TestPostgres | undefined;
+  let finished = false;
+  try {
+    const bench = await startServices(services);
+    const { pageWeight, cookie } = await measurePageWeight(bench);
+    const tokens = await measureTokenEconomy(bench, cookie);
+    // Started after the token economy, so its own token exchange is not counted there.
+    postgres = await startPostgres();
+    const postgresApp = postgres ? await startPostgresApp(bench, postgres) : undefined;
+    const submission = await measureSubmissionOverhead(bench, cookie, postgresApp);
+    const lighthouse = await measureLighthouse(bench, cookie);
+    report(
+      collectResults(bench, { pageWeight, tokens, submission, lighthouse, postgresPid: postgresApp?.pid }),
+    );
     finished = true;
   } finally {
-    for (const running of processes.reverse()) await running.stop();
+    await services.stop();
     postgres?.stop();
     // The servers' logs stay for a run that broke off.
     if (finished) rmSync(work, { recursive: true, force: true });
