@@ -23,7 +23,7 @@ countCpfsFrom(800_000_000);
 const before = await tokenRequests();
 const client = createPartnerApiClient(config.partnerApi, { log: { info() {}, warn() {}, error() {} } });
 const outcomes = await Promise.all(
-  Array.from({ length: CONCURRENT_SALES }, () => client.submitSale(freshSale())),
+  Array.from({ length: CONCURRENT_SALES }, () => client.postSale(freshSale())),
 );
 const result = {
   sales: CONCURRENT_SALES,

@@ -64,6 +64,8 @@ test.describe("POST /api/sales", () => {
       ),
     ]);
     expect([first.status(), second.status()]).toEqual([201, 409]);
+    // The ledger's word for a sale on its way to the provider, in the API as in the database.
+    expect(await second.json()).toMatchObject({ status: "pending", title: "Venda em envio", replay: true });
     expect((await sandboxStats()).saleRequests).toBe(1);
 
     await sandboxControl("POST", "reset");

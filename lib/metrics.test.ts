@@ -84,12 +84,12 @@ describe("the provider's requests", () => {
     const client = createPartnerApiClient(config(), { log: quiet });
 
     await control(sandbox.url, "POST", "faults", { kind: "503", target: "token" });
-    expect((await client.submitSale(sale())).status).toBe("failed");
-    expect((await client.submitSale(sale(), { retry: true })).status).toBe("accepted");
+    expect((await client.postSale(sale())).status).toBe("failed");
+    expect((await client.postSale(sale(), { retry: true })).status).toBe("accepted");
     await control(sandbox.url, "POST", "faults", { kind: "500", target: "sale" });
-    expect((await client.submitSale(sale())).status).toBe("unknown");
+    expect((await client.postSale(sale())).status).toBe("unknown");
     await control(sandbox.url, "POST", "faults", { kind: "timeout", target: "sale" });
-    expect((await client.submitSale(sale())).status).toBe("unknown");
+    expect((await client.postSale(sale())).status).toBe("unknown");
 
     expect(await upstream("token", "5xx")).toBe(was.token5xx + 1);
     expect(await upstream("token", "2xx")).toBe(was.token2xx + 1);

@@ -16,7 +16,7 @@ export type SaleMetricOutcome =
   | "failed"
   | "unknown"
   | "replayed"
-  | "in_flight"
+  | "pending"
   | "known_customer"
   | "invalid"
   | "refused"

@@ -91,7 +91,7 @@ declare namespace PartnerSales {
   type WarningCode = "appearance_invalid" | "appearance_low_contrast";
 
   /** The sale's outcome; more may come, so keep a default branch. */
-  type SaleStatus = "accepted" | "rejected" | "failed" | "unknown" | "in-flight" | (string & {});
+  type SaleStatus = "accepted" | "rejected" | "failed" | "unknown" | "pending" | (string & {});
 
   /** The frame has loaded. `awaitingToken`: it waits for the `token` (embed.js sends it); else the form is shown. */
   interface ReadyEvent {

@@ -18,7 +18,7 @@ export default async function NewSalePage() {
         <SaleForm
           plans={listPlans()}
           initialSubmissionId={randomUUID()}
-          submitSale={submitSaleAction}
+          saleAction={submitSaleAction}
           autoFocus
         />
       </div>

@@ -95,7 +95,7 @@ async function EmbedState({
       warnings={warnings}
       plans={listPlans()}
       initialSubmissionId={randomUUID()}
-      submitSale={submitSaleAction}
+      saleAction={submitSaleAction}
     />
   );
 }

@@ -1,12 +1,13 @@
 import type { ReactNode, Ref } from "react";
-import type { KnownCustomer, SaleResult } from "@/lib/dal/sales";
+import type { KnownCustomer } from "@/lib/dal/sales";
+import type { SaleResult } from "@/lib/sales/sale-result";
 
 const TONE: Record<SaleResult["status"] | KnownCustomer["status"], string> = {
   accepted: "border-emerald-300 bg-emerald-50 text-emerald-900",
   rejected: "border-red-300 bg-red-50 text-red-900",
   failed: "border-amber-300 bg-amber-50 text-amber-950",
   unknown: "border-amber-300 bg-amber-50 text-amber-950",
-  "in-flight": "border-sky-300 bg-sky-50 text-sky-900",
+  pending: "border-sky-300 bg-sky-50 text-sky-900",
   "known-customer": "border-amber-300 bg-amber-50 text-amber-950",
 };
 

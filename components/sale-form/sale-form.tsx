@@ -31,12 +31,13 @@ import { SlowAnswerNotice } from "./slow-answer-notice";
 import { newSubmissionId } from "./submission-id";
 import { useMaskedInput } from "./use-masked-input";
 
-type SubmitSale = (previous: SaleActionState, formData: FormData) => Promise<SaleActionState>;
+/** The server action that submits the form (lib/actions/sales.ts). */
+type SaleAction = (previous: SaleActionState, formData: FormData) => Promise<SaleActionState>;
 
 export interface SaleFormProps {
   plans: PlanOption[] | null;
   initialSubmissionId: string;
-  submitSale: SubmitSale;
+  saleAction: SaleAction;
   /** Values to put in the form (from a partner portal); a new nonce applies them again. Never submits. */
   prefill?: { values: Partial<SaleFormValues>; nonce: number };
   /** Called with each recorded outcome; carries no personal data. */
@@ -59,7 +60,7 @@ const MASKS: Partial<Record<SaleField, Mask>> = {
 export function SaleForm({
   plans,
   initialSubmissionId,
-  submitSale,
+  saleAction,
   prefill,
   onOutcome,
   autoFocus = false,
@@ -93,7 +94,7 @@ export function SaleForm({
   const [answer, dispatch, pending] = useActionState(
     async (previous: SaleActionState, payload: FormData): Promise<SaleActionState> => {
       // A dropped connection keeps the same submissionId, so sending again replays instead of duplicating.
-      const next = await submitSale(previous, payload)
+      const next = await saleAction(previous, payload)
         .catch((): SaleActionState => ({
           ok: false,
           fieldErrors: {},
@@ -142,7 +143,7 @@ export function SaleForm({
   // Sent, answer unknown (or still on its way in another request): the same data may go again under the same
   // submissionId, never edited data, which the ledger would answer with the first sale's outcome.
   const notConfirmed = !state.ok && state.message === userMessageFor("not_confirmed");
-  const sameSaleOnly = notConfirmed || result?.status === "in-flight";
+  const sameSaleOnly = notConfirmed || result?.status === "pending";
   const locked = pending || result?.status === "unknown" || sameSaleOnly;
   // A portal's prefill is for the next customer: it waits while a sale is on its way or must not be touched.
   // Nor while the agent corrects a refused or failed sale: only a form nobody has touched since it was (re)started.

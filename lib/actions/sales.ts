@@ -3,15 +3,11 @@
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import type { ActionState } from "@/lib/action-state";
-import {
-  isSubmissionId,
-  resolveSaleAsSupervisor,
-  type KnownCustomer,
-  type SaleResult,
-} from "@/lib/dal/sales";
+import { isSubmissionId, resolveSaleAsSupervisor, type KnownCustomer } from "@/lib/dal/sales";
 import { verifySession } from "@/lib/dal/session";
 import { sellAsSignedInAgent } from "@/lib/dal/sell";
 import { userMessageFor } from "@/lib/errors";
+import type { SaleResult } from "@/lib/sales/sale-result";
 import { isSaleResolution } from "@/lib/sales/settlement";
 import { SALE_FIELDS, type SaleField } from "@/lib/validation/sale";
 

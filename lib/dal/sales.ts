@@ -7,10 +7,9 @@ import { getConfig } from "@/lib/env";
 import { formatDateTime } from "@/lib/format";
 import { log } from "@/lib/log";
 import { partnerApi } from "@/lib/partner-api";
-import { outcomeView, type OutcomeView } from "@/lib/sales/outcome-view";
 import { formatProtocol } from "@/lib/sales/protocol";
 import type { TimelineFacts } from "@/lib/sales/sale-timeline";
-import { submitSale, type SubmissionResult } from "@/lib/sales/submit-sale";
+import { submitSale, type Submission } from "@/lib/sales/submit-sale";
 import { createSaleSchema, isUuid, type ValidSale } from "@/lib/validation/sale";
 import type { SessionAgent } from "./session";
 
@@ -25,26 +24,6 @@ export function saleSchema() {
     built = { config, schema: createSaleSchema({ planIds: config.plans?.map((plan) => plan.id) ?? null }) };
   }
   return built.schema;
-}
-
-/** What the browser and API clients learn about a submission: no personal data, no upstream internals. */
-export interface SaleResult extends OutcomeView {
-  submissionId: string;
-  /** The protocol as people read it, "7KQ2M-X9R4B". */
-  protocol: string;
-  replay: boolean;
-  /** The provider's own words, shown quoted, apart from ours. */
-  upstreamMessage: string | null;
-}
-
-function toResult(sale: Sale, replay: boolean): SaleResult {
-  return {
-    submissionId: sale.submissionId,
-    protocol: formatProtocol(sale.protocol),
-    ...outcomeView(sale),
-    replay,
-    upstreamMessage: sale.upstreamMessage,
-  };
 }
 
 /**
@@ -78,32 +57,17 @@ export async function knownCustomerSale(
     : null;
 }
 
-export type SubmitForAgentResult =
-  | { kind: "result"; result: SaleResult; outcome: Sale["status"]; unknownReason: string | null }
-  | Exclude<SubmissionResult, { kind: "completed" }>;
-
 /** The agent's own submission: ledger, upstream, outcome. Callers have verified the session and the input. */
 export async function submitSaleAsAgent(
   agent: SessionAgent,
   submissionId: string,
   sale: ValidSale,
-): Promise<SubmitForAgentResult> {
-  const config = getConfig();
-  const result = await submitSale(
-    { db: await getDb(), partnerApi: partnerApi(), partnerSource: config.partnerApi.partnerSource },
+): Promise<Submission> {
+  return submitSale(
+    { db: await getDb(), partnerApi: partnerApi(), partnerSource: getConfig().partnerApi.partnerSource },
     { agentId: agent.id, submissionId, sale },
   );
-  if (result.kind !== "completed") return result;
-  return {
-    kind: "result",
-    result: toResult(result.sale, result.replay),
-    outcome: result.sale.status,
-    unknownReason: result.sale.status === "unknown" ? result.sale.outcomeDetail : null,
-  };
 }
-
-/** A submission still `pending` in the ledger: another request is waiting for the provider's answer. */
-export const inFlightResult = (sale: Sale): SaleResult => toResult(sale, true);
 
 /** The zone of every time people read: history, sale page, export (APP_TIME_ZONE). */
 export const appTimeZone = (): string => getConfig().timeZone;

@@ -1,19 +1,18 @@
 import "server-only";
 import { OutcomeAlreadySettledError } from "@/lib/db/queries/sales";
-import type { SaleStatus } from "@/lib/db/schema";
+import type { Sale } from "@/lib/db/schema";
 import type { RequestErrorCode } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { observeSale, type SaleMetricOutcome } from "@/lib/metrics";
 import { inSpan, noteOnSpan, SUBMISSION_ID } from "@/lib/tracing";
 import { fieldErrorsOf, SALE_FIELDS, type SaleField } from "@/lib/validation/sale";
+import { saleResult, type SaleResult } from "@/lib/sales/sale-result";
 import {
-  inFlightResult,
   isSubmissionId,
   knownCustomerSale,
   saleSchema,
   submitSaleAsAgent,
   type KnownCustomer,
-  type SaleResult,
 } from "./sales";
 import { verifySession } from "./session";
 
@@ -59,7 +58,7 @@ function metricOutcomeOf(result: SellResult): SaleMetricOutcome {
   }
   const { status } = result.result;
   if (status === "known-customer") return "known_customer";
-  if (status === "in-flight") return "in_flight";
+  if (status === "pending") return "pending";
   return result.result.replay ? "replayed" : status;
 }
 
@@ -116,22 +115,21 @@ async function sell(input: SaleInput): Promise<SellResult> {
       code: error instanceof OutcomeAlreadySettledError ? "not_confirmed" : "service_unavailable",
     };
   }
-  switch (submission.kind) {
-    case "not-yours":
-      return { ok: false, code: channel === "api" ? "idempotency_key_in_use" : "stale_form" };
-    case "in-flight":
-      return { ok: true, result: inFlightResult(submission.sale), httpStatus: 409 };
-    case "result": {
-      const { result, outcome, unknownReason } = submission;
-      return { ok: true, result, httpStatus: httpStatusOf(outcome, unknownReason, result.replay) };
-    }
+  if (submission.kind === "not-yours") {
+    return { ok: false, code: channel === "api" ? "idempotency_key_in_use" : "stale_form" };
   }
+  const { sale, replay } = submission;
+  return { ok: true, result: saleResult(sale, replay), httpStatus: httpStatusOf(sale, replay) };
 }
 
-/** The JSON API's status for a recorded outcome; a replay is 200 whatever it replays. */
-function httpStatusOf(outcome: SaleStatus, unknownReason: string | null, replay: boolean): number {
+/**
+ * The JSON API's status for the ledger's row: 409 while another request waits for the provider, 200 for any
+ * other replay whatever it replays.
+ */
+function httpStatusOf(sale: Pick<Sale, "status" | "outcomeDetail">, replay: boolean): number {
+  if (sale.status === "pending") return 409;
   if (replay) return 200;
-  switch (outcome) {
+  switch (sale.status) {
     case "accepted":
       return 201;
     case "rejected":
@@ -139,8 +137,6 @@ function httpStatusOf(outcome: SaleStatus, unknownReason: string | null, replay:
     case "failed":
       return 502;
     case "unknown":
-      return unknownReason === "timeout" ? 504 : 502;
-    case "pending":
-      return 409;
+      return sale.outcomeDetail === "timeout" ? 504 : 502;
   }
 }

@@ -38,7 +38,7 @@ describe("token lifecycle", () => {
   it("makes one token request for 1,000 sequential sales", async () => {
     const client = createPartnerApiClient(configFor(), collectingLog());
     for (let index = 0; index < 1000; index++) {
-      const outcome = await client.submitSale(sale());
+      const outcome = await client.postSale(sale());
       if (outcome.status !== "accepted") throw new Error(`sale ${index}: ${JSON.stringify(outcome)}`);
     }
     expect(await stats()).toMatchObject({ tokenRequests: 1, tokensIssued: 1, salesAccepted: 1000 });
@@ -46,7 +46,7 @@ describe("token lifecycle", () => {
 
   it("makes one token request for 200 concurrent first calls on a cold cache", async () => {
     const client = createPartnerApiClient(configFor(), collectingLog());
-    const outcomes = await Promise.all(Array.from({ length: 200 }, () => client.submitSale(sale())));
+    const outcomes = await Promise.all(Array.from({ length: 200 }, () => client.postSale(sale())));
     expect(outcomes.every((outcome) => outcome.status === "accepted")).toBe(true);
     expect(await stats()).toMatchObject({ tokenRequests: 1, salesAccepted: 200 });
   });
@@ -65,7 +65,7 @@ describe("token lifecycle", () => {
       let accepted = 0;
       for (const end = now + 20_000; now < end; now += 50) {
         sent++;
-        if ((await client.submitSale(sale())).status === "accepted") accepted++;
+        if ((await client.postSale(sale())).status === "accepted") accepted++;
       }
       const { saleResponses, tokensIssued } = (await control<Stats>(clocked.url, "GET", "stats")).body;
       expect(saleResponses["401"] ?? 0).toBe(0);
@@ -79,11 +79,11 @@ describe("token lifecycle", () => {
 
   it("renews once and retries once when the upstream revoked the token", async () => {
     const client = createPartnerApiClient(configFor(), collectingLog());
-    expect((await client.submitSale(sale())).status).toBe("accepted");
+    expect((await client.postSale(sale())).status).toBe("accepted");
     await control(sandbox.url, "POST", "reset");
     await control(sandbox.url, "POST", "tokens/revoke");
 
-    expect((await client.submitSale(sale())).status).toBe("accepted");
+    expect((await client.postSale(sale())).status).toBe("accepted");
     expect(await stats()).toMatchObject({
       tokenRequests: 1,
       saleRequests: 2,
@@ -96,7 +96,7 @@ describe("token lifecycle", () => {
     const { lines, log } = collectingLog();
     const client = createPartnerApiClient(configFor({ clientSecret: "wrong-secret-value" }), { log });
     const outcomes = [];
-    for (let index = 0; index < 5; index++) outcomes.push(await client.submitSale(sale()));
+    for (let index = 0; index < 5; index++) outcomes.push(await client.postSale(sale()));
 
     expect(outcomes).toEqual(Array(5).fill({ status: "failed", code: "partner_api.invalid_client" }));
     expect(await stats()).toMatchObject({ tokenRequests: 1, saleRequests: 0 });
@@ -116,18 +116,18 @@ describe("token lifecycle", () => {
     await control(sandbox.url, "POST", "faults", { kind: "503", target: "token", count: 1 });
     const failed = sale();
     const nothingSent = { status: "failed", code: "partner_api.token_unavailable" };
-    expect(await client.submitSale(failed)).toEqual(nothingSent);
+    expect(await client.postSale(failed)).toEqual(nothingSent);
     await client.warmUp();
-    expect(await client.submitSale(sale())).toEqual(nothingSent);
+    expect(await client.postSale(sale())).toEqual(nothingSent);
     expect(await stats()).toMatchObject({ tokenRequests: 1 });
-    expect((await client.submitSale(failed, { retry: true })).status).toBe("accepted");
+    expect((await client.postSale(failed, { retry: true })).status).toBe("accepted");
     expect(await stats()).toMatchObject({ tokenRequests: 2, salesAccepted: 1 });
   });
 
   it("reports the cached token's remaining life, never the token", async () => {
     const client = createPartnerApiClient(configFor(), collectingLog());
     expect(client.tokenStatus()).toEqual({ cached: false, expiresInSeconds: null, lastExchange: null });
-    await client.submitSale(sale());
+    await client.postSale(sale());
     const status = client.tokenStatus();
     expect(status.cached).toBe(true);
     expect(status.expiresInSeconds).toBeGreaterThan(3590);
@@ -140,7 +140,7 @@ describe("sale outcomes", () => {
   it("sends exactly the documented request", async () => {
     const client = createPartnerApiClient(configFor({ partnerSource: "Parceiro Exemplo" }), collectingLog());
     const fields = sale({ customerDocument: "52998224725", externalId: "CRM-42", birthDate: "1990-05-17" });
-    expect(await client.submitSale(fields)).toEqual({
+    expect(await client.postSale(fields)).toEqual({
       status: "accepted",
       httpStatus: 200,
       message: "Partner sale registered.",
@@ -164,7 +164,7 @@ describe("sale outcomes", () => {
 
   it("leaves empty optional fields out of the body", async () => {
     const client = createPartnerApiClient(configFor(), collectingLog());
-    await client.submitSale(sale({ externalId: "", birthDate: undefined }));
+    await client.postSale(sale({ externalId: "", birthDate: undefined }));
     const { body: requests } = await control<{ rawBody: string }[]>(sandbox.url, "GET", "requests");
     expect(Object.keys(JSON.parse(requests[0]?.rawBody ?? "{}"))).toEqual([
       "customerDocument",
@@ -178,7 +178,7 @@ describe("sale outcomes", () => {
   it("is unknown after a timeout, with exactly one POST received", async () => {
     await control(sandbox.url, "POST", "faults", { kind: "timeout" });
     const client = createPartnerApiClient(configFor({ timeoutMs: 300 }), collectingLog());
-    expect(await client.submitSale(sale())).toEqual({ status: "unknown", reason: "timeout" });
+    expect(await client.postSale(sale())).toEqual({ status: "unknown", reason: "timeout" });
     expect(await stats()).toMatchObject({ saleRequests: 1, tokenRequests: 1 });
   });
 
@@ -190,7 +190,7 @@ describe("sale outcomes", () => {
   ])("is unknown on a %s answer, without retrying", async (kind, expected) => {
     await control(sandbox.url, "POST", "faults", { kind });
     const client = createPartnerApiClient(configFor(), collectingLog());
-    expect(await client.submitSale(sale())).toEqual(expected);
+    expect(await client.postSale(sale())).toEqual(expected);
     expect((await stats()).saleRequests).toBe(1);
   });
 
@@ -205,7 +205,7 @@ describe("sale outcomes", () => {
       configFor({ baseUrl: `http://127.0.0.1:${closedPort}` }),
       collectingLog(),
     );
-    expect(await client.submitSale(sale())).toEqual({
+    expect(await client.postSale(sale())).toEqual({
       status: "failed",
       code: "partner_api.token_unreachable",
     });
@@ -213,17 +213,17 @@ describe("sale outcomes", () => {
 
   it("has failed when the sale endpoint refuses the connection after a token was issued", async () => {
     const client = createPartnerApiClient(configFor(), collectingLog());
-    await client.submitSale(sale());
+    await client.postSale(sale());
     const closed = await startSandbox();
     const url = closed.url;
     await closed.close();
     const elsewhere = createPartnerApiClient(configFor({ baseUrl: url }), collectingLog());
-    expect(await elsewhere.submitSale(sale())).toMatchObject({ status: "failed" });
+    expect(await elsewhere.postSale(sale())).toMatchObject({ status: "failed" });
   });
 
   it("is rejected with the upstream message and the fields it names on 400", async () => {
     const client = createPartnerApiClient(configFor(), collectingLog());
-    const outcome = await client.submitSale(
+    const outcome = await client.postSale(
       sale({ customerPhone: "11087654321", customerEmail: "sem-dominio@" }),
     );
     expect(outcome).toMatchObject({ status: "rejected", httpStatus: 400 });
@@ -237,12 +237,12 @@ describe("sale outcomes", () => {
   it("is rejected with the upstream message on 409 and 422", async () => {
     const client = createPartnerApiClient(configFor(), collectingLog());
     const first = sale();
-    await client.submitSale(first);
-    const duplicate = await client.submitSale(first);
+    await client.postSale(first);
+    const duplicate = await client.postSale(first);
     expect(duplicate).toMatchObject({ status: "rejected", httpStatus: 409 });
     expect(duplicate.status === "rejected" && duplicate.message).toMatch(/already/i);
 
-    const unknownPlan = await client.submitSale(sale({ planId: "00000000-0000-4000-8000-000000000000" }));
+    const unknownPlan = await client.postSale(sale({ planId: "00000000-0000-4000-8000-000000000000" }));
     expect(unknownPlan).toMatchObject({ status: "rejected", httpStatus: 422 });
     expect(unknownPlan.status === "rejected" && unknownPlan.message).toMatch(/plan/i);
   });
@@ -254,7 +254,7 @@ describe("sale outcomes", () => {
     const clocked = await startSandbox({ now: () => (now += 1_000), tokenLifetimeSeconds: 1 });
     try {
       const client = createPartnerApiClient(configFor({ baseUrl: clocked.url }), collectingLog());
-      const outcome = await client.submitSale(sale());
+      const outcome = await client.postSale(sale());
       expect(outcome).toEqual({ status: "failed", code: "partner_api.unauthorized", httpStatus: 401 });
       const { saleResponses, tokensIssued } = (await control<Stats>(clocked.url, "GET", "stats")).body;
       expect(saleResponses["401"]).toBe(2);
@@ -270,7 +270,7 @@ describe("warm-up", () => {
     const client = createPartnerApiClient(configFor(), collectingLog());
     await client.warmUp();
     expect(client.tokenStatus().cached).toBe(true);
-    await client.submitSale(sale());
+    await client.postSale(sale());
     expect(await stats()).toMatchObject({ tokenRequests: 1, salesAccepted: 1 });
 
     const failing = createPartnerApiClient(configFor({ clientSecret: "not-the-secret" }), collectingLog());

@@ -93,7 +93,7 @@ export function fieldsNamedIn(message: string, httpStatus?: number): PartnerSale
 
 export interface PartnerApiClient {
   /** `retry`: the same sale sent again after it failed with nothing sent (see TokenSource.getToken). */
-  submitSale(sale: SaleFields, context?: { submissionId?: string; retry?: boolean }): Promise<SaleOutcome>;
+  postSale(sale: SaleFields, context?: { submissionId?: string; retry?: boolean }): Promise<SaleOutcome>;
   /** Obtains a token ahead of the first sale; failures are logged by the token source and retried later. */
   warmUp(): Promise<void>;
   tokenStatus: TokenSource["status"];
@@ -202,7 +202,7 @@ export function createPartnerApiClient(
     return { status: "unknown", reason: "malformed-answer", httpStatus };
   }
 
-  async function submitSale(
+  async function postSale(
     sale: SaleFields,
     context: { submissionId?: string; retry?: boolean } = {},
   ): Promise<SaleOutcome> {
@@ -242,7 +242,7 @@ export function createPartnerApiClient(
   }
 
   return {
-    submitSale,
+    postSale,
     warmUp: () =>
       tokens.getToken().then(
         () => undefined,

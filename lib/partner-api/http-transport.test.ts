@@ -57,7 +57,7 @@ describe("providerFetch", () => {
       customerName: "Maria Souza",
       planId: "3f6c1a52-8d4e-4b7a-9c21-5e0f7a9d2b14",
     };
-    expect(await client.submitSale(sale)).toEqual({
+    expect(await client.postSale(sale)).toEqual({
       status: "unknown",
       reason: "malformed-answer",
       httpStatus: 200,

@@ -2,18 +2,13 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { DatabaseHandle } from "@/lib/db/connection";
 import { insertAgent } from "@/lib/db/queries/agents";
-import { claimSubmission, findSale, type RecordedOutcome } from "@/lib/db/queries/sales";
+import { claimSubmission, findSale } from "@/lib/db/queries/sales";
 import { log } from "@/lib/log";
+import type { SaleOutcome } from "@/lib/partner-api";
 import { testDatabases } from "@/test/databases";
 import { deferOutcome, deferredSubmissionIds, writeDeferredOutcomes } from "./outcome-outbox";
 
-const accepted: RecordedOutcome = {
-  status: "accepted",
-  upstreamStatus: 200,
-  upstreamMessage: "Partner sale registered.",
-  outcomeDetail: null,
-  rejectedFields: null,
-};
+const accepted: SaleOutcome = { status: "accepted", httpStatus: 200, message: "Partner sale registered." };
 
 const request = {
   customerDocument: "52998224725",

@@ -1,14 +1,15 @@
 import "server-only";
 import type { Database } from "@/lib/db/connection";
-import { OutcomeAlreadySettledError, recordOutcome, type RecordedOutcome } from "@/lib/db/queries/sales";
+import { OutcomeAlreadySettledError, recordOutcome } from "@/lib/db/queries/sales";
 import { log } from "@/lib/log";
+import type { SaleOutcome } from "@/lib/partner-api";
 
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 30_000;
 
 interface Deferred {
   db: Database;
-  outcome: RecordedOutcome;
+  outcome: SaleOutcome;
   attempts: number;
 }
 
@@ -20,7 +21,7 @@ const deferred = new Map<string, Deferred>();
  * never sent again. Should this process stop first, the stale-pending sweep marks the row `unknown` for a
  * supervisor, and the log line below says what the provider answered.
  */
-export function deferOutcome(db: Database, submissionId: string, outcome: RecordedOutcome, error: unknown) {
+export function deferOutcome(db: Database, submissionId: string, outcome: SaleOutcome, error: unknown) {
   log.error("sales.outcome_deferred", { submissionId, status: outcome.status, error });
   deferred.set(submissionId, { db, outcome, attempts: 0 });
   schedule(submissionId, FIRST_RETRY_MS);
@@ -56,7 +57,7 @@ async function retry(submissionId: string, { last = false } = {}) {
     log.error("sales.outcome_unwritten_at_exit", {
       submissionId,
       status: entry.outcome.status,
-      upstreamStatus: entry.outcome.upstreamStatus,
+      upstreamStatus: entry.outcome.httpStatus ?? null,
     });
   }
 }

@@ -3,8 +3,8 @@ import type { Database } from "@/lib/db/connection";
 import {
   claimSubmission,
   OutcomeAlreadySettledError,
+  outcomeColumns,
   recordOutcome,
-  type RecordedOutcome,
 } from "@/lib/db/queries/sales";
 import type { Sale } from "@/lib/db/schema";
 import { log } from "@/lib/log";
@@ -13,49 +13,12 @@ import { buildSaleBody, type PartnerApiClient, type SaleOutcome } from "@/lib/pa
 import { deferOutcome } from "./outcome-outbox";
 import type { ValidSale } from "@/lib/validation/sale";
 
-export type SubmissionResult =
-  | { kind: "completed"; replay: boolean; sale: Sale }
-  /** Another request with this submissionId is talking to the upstream right now. */
-  | { kind: "in-flight"; sale: Sale }
-  /** The submissionId belongs to another agent's sale. */
-  | { kind: "not-yours" };
-
-function toRecord(outcome: SaleOutcome): RecordedOutcome {
-  switch (outcome.status) {
-    case "accepted":
-      return {
-        status: "accepted",
-        upstreamStatus: outcome.httpStatus,
-        upstreamMessage: outcome.message,
-        outcomeDetail: null,
-        rejectedFields: null,
-      };
-    case "rejected":
-      return {
-        status: "rejected",
-        upstreamStatus: outcome.httpStatus,
-        upstreamMessage: outcome.message,
-        outcomeDetail: null,
-        rejectedFields: outcome.fields,
-      };
-    case "failed":
-      return {
-        status: "failed",
-        upstreamStatus: outcome.httpStatus ?? null,
-        upstreamMessage: null,
-        outcomeDetail: outcome.code,
-        rejectedFields: null,
-      };
-    case "unknown":
-      return {
-        status: "unknown",
-        upstreamStatus: outcome.httpStatus ?? null,
-        upstreamMessage: null,
-        outcomeDetail: outcome.reason,
-        rejectedFields: null,
-      };
-  }
-}
+/**
+ * The ledger's row for a submission: its outcome, or `pending` while another request with this submissionId is
+ * talking to the provider (`replay`: the row was there before this call). Or a submissionId that belongs to another
+ * agent's sale.
+ */
+export type Submission = { kind: "recorded"; replay: boolean; sale: Sale } | { kind: "not-yours" };
 
 /**
  * The order that keeps every sale: the ledger row first (`pending`), then the upstream, then the outcome.
@@ -64,7 +27,7 @@ function toRecord(outcome: SaleOutcome): RecordedOutcome {
 export async function submitSale(
   deps: { db: Database; partnerApi: PartnerApiClient; partnerSource: string | undefined },
   input: { agentId: string; submissionId: string; sale: ValidSale },
-): Promise<SubmissionResult> {
+): Promise<Submission> {
   const { db, partnerApi } = deps;
   const { agentId, submissionId, sale } = input;
   const claim = await inSpan("ledger.claim", { [SUBMISSION_ID]: submissionId }, async () => {
@@ -78,36 +41,35 @@ export async function submitSale(
   });
   if (!claim.claimed) {
     if (claim.sale.agentId !== agentId) return { kind: "not-yours" };
-    if (claim.sale.status === "pending") return { kind: "in-flight", sale: claim.sale };
-    log.info("sales.replay", { submissionId, status: claim.sale.status });
-    return { kind: "completed", replay: true, sale: claim.sale };
+    if (claim.sale.status !== "pending")
+      log.info("sales.replay", { submissionId, status: claim.sale.status });
+    return { kind: "recorded", replay: true, sale: claim.sale };
   }
 
   let outcome: SaleOutcome;
   try {
     // A claim of a `failed` row is someone sending the same sale again after "nothing was sent, try again".
-    outcome = await partnerApi.submitSale(sale, { submissionId, retry: claim.sale.attempts > 1 });
+    outcome = await partnerApi.postSale(sale, { submissionId, retry: claim.sale.attempts > 1 });
   } catch (error) {
     // A bug between the ledger and the answer: whether the sale left is not known, so it is never resent.
     log.error("sales.submit_crashed", { submissionId, error });
     outcome = { status: "unknown", reason: "connection-lost" };
   }
-  const record = toRecord(outcome);
   try {
     const recorded = await inSpan(
       "ledger.record_outcome",
-      { [SUBMISSION_ID]: submissionId, "partner_sales.status": record.status },
-      () => recordOutcome(db, submissionId, record),
+      { [SUBMISSION_ID]: submissionId, "partner_sales.status": outcome.status },
+      () => recordOutcome(db, submissionId, outcome),
     );
-    return { kind: "completed", replay: false, sale: recorded };
+    return { kind: "recorded", replay: false, sale: recorded };
   } catch (error) {
     if (error instanceof OutcomeAlreadySettledError) throw error;
     // The provider has answered: the agent learns the answer now, and the ledger as soon as it is back.
-    deferOutcome(db, submissionId, record, error);
+    deferOutcome(db, submissionId, outcome, error);
     return {
-      kind: "completed",
+      kind: "recorded",
       replay: false,
-      sale: { ...claim.sale, ...record, completedAt: new Date(), updatedAt: new Date() },
+      sale: { ...claim.sale, ...outcomeColumns(outcome), completedAt: new Date(), updatedAt: new Date() },
     };
   }
 }

@@ -1,7 +1,8 @@
 import "server-only";
 import { and, desc, eq, inArray, isNull, lt, notInArray, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import type { PartnerSaleField, PartnerSaleRequestBody } from "@/lib/partner-api/types";
+import type { SaleOutcome } from "@/lib/partner-api";
+import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
 import { newProtocol } from "@/lib/sales/protocol";
 import type { Database } from "../connection";
 import { prepared } from "../prepared";
@@ -93,12 +94,18 @@ function isViolationOf(error: unknown, constraint: string): boolean {
   return false;
 }
 
-export interface RecordedOutcome {
-  status: Exclude<SaleStatus, "pending">;
-  upstreamStatus: number | null;
-  upstreamMessage: string | null;
-  outcomeDetail: string | null;
-  rejectedFields: PartnerSaleField[] | null;
+/** The ledger's columns for what the provider answered (or why no answer is trusted). */
+export function outcomeColumns(outcome: SaleOutcome) {
+  const answered = outcome.status === "accepted" || outcome.status === "rejected";
+  return {
+    status: outcome.status,
+    upstreamStatus: outcome.httpStatus ?? null,
+    upstreamMessage: answered ? outcome.message : null,
+    // The failure's error code, or why the outcome is unknown.
+    outcomeDetail:
+      outcome.status === "failed" ? outcome.code : outcome.status === "unknown" ? outcome.reason : null,
+    rejectedFields: outcome.status === "rejected" ? outcome.fields : null,
+  } satisfies Partial<Sale>;
 }
 
 /** The row was settled by someone else (a supervisor) before the provider's late answer arrived. */
@@ -106,11 +113,8 @@ export class OutcomeAlreadySettledError extends Error {
   override readonly name = "OutcomeAlreadySettledError";
 }
 
-export async function recordOutcome(
-  db: Database,
-  submissionId: string,
-  outcome: RecordedOutcome,
-): Promise<Sale> {
+export async function recordOutcome(db: Database, submissionId: string, outcome: SaleOutcome): Promise<Sale> {
+  const columns = outcomeColumns(outcome);
   const update = prepared(db, "record_outcome", (db, statementName) =>
     db
       .update(sales)
@@ -139,8 +143,8 @@ export async function recordOutcome(
       .prepare(statementName),
   );
   const [sale] = await update.execute({
-    ...outcome,
-    rejectedFields: outcome.rejectedFields === null ? null : JSON.stringify(outcome.rejectedFields),
+    ...columns,
+    rejectedFields: columns.rejectedFields === null ? null : JSON.stringify(columns.rejectedFields),
     submissionId,
   });
   if (!sale)

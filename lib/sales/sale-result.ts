@@ -1,15 +1,21 @@
-import type { SaleStatus } from "@/lib/db/schema";
+import type { Sale, SaleStatus } from "@/lib/db/schema";
 import { ERRORS, isConfigurationFailure, userMessageFor, type ErrorCode } from "@/lib/errors";
-import { STATUS_LABELS } from "@/lib/format";
-import type { PartnerSaleField } from "@/lib/partner-api/types";
+import { saleTitle } from "@/lib/format";
 import type { SaleField } from "@/lib/validation/sale";
 import { formatProtocol } from "./protocol";
 
 const isErrorCode = (value: string | null): value is ErrorCode => value !== null && value in ERRORS;
 
-/** What the agent reads for each recorded outcome, in one place: the panel, the JSON API and the embed. */
-export interface OutcomeView {
-  status: Exclude<SaleStatus, "pending"> | "in-flight";
+/**
+ * What the agent and API clients learn about a submission, in one place: the form's panel, the JSON API and the
+ * embed's event. No personal data, no upstream internals.
+ */
+export interface SaleResult {
+  submissionId: string;
+  /** The protocol as people read it, "7KQ2M-X9R4B". */
+  protocol: string;
+  /** The ledger's status; `pending` while another request with this submissionId waits for the provider. */
+  status: SaleStatus;
   /** "Venda aceita", "Venda recusada"…: the status words of the history, the sale page and the export. */
   title: string;
   /** What happened and what the agent can do next, in our words; the provider's own message is shown apart. */
@@ -20,18 +26,23 @@ export interface OutcomeView {
   canRetry: boolean;
   /** The fields the provider's refusal points at, with what to do about each. */
   fieldErrors: Partial<Record<SaleField, string>>;
+  /** The ledger held this submission before this request: its outcome is the first one's. */
+  replay: boolean;
+  /** The provider's own words, shown quoted, apart from ours. */
+  upstreamMessage: string | null;
 }
 
-export interface OutcomeFacts {
-  status: SaleStatus | "in-flight";
-  protocol: string;
-  upstreamStatus: number | null;
-  /** The failure's error code, or why the outcome is unknown. */
-  outcomeDetail: string | null;
-  rejectedFields: readonly PartnerSaleField[] | null;
-}
-
-const title = (status: Exclude<SaleStatus, "pending">) => `Venda ${STATUS_LABELS[status].toLowerCase()}`;
+/** The ledger's columns a result is made of. */
+export type RecordedSale = Pick<
+  Sale,
+  | "submissionId"
+  | "protocol"
+  | "status"
+  | "upstreamStatus"
+  | "upstreamMessage"
+  | "outcomeDetail"
+  | "rejectedFields"
+>;
 
 const AGAIN_AS_NEW = "A correção é enviada como uma nova venda.";
 
@@ -43,18 +54,18 @@ const ALREADY_HAS_PLAN: Partial<Record<SaleField, string>> = {
   planId: "O cliente já tem este plano: ofereça outro ou confira o CPF.",
 };
 
-function rejection(facts: OutcomeFacts): Pick<OutcomeView, "detail" | "fieldErrors"> {
-  if (facts.upstreamStatus === 409) {
+function rejection(sale: RecordedSale): Pick<SaleResult, "detail" | "fieldErrors"> {
+  if (sale.upstreamStatus === 409) {
     return {
       detail: `O cliente já tem este plano. Ofereça outro plano ou confira o CPF. ${AGAIN_AS_NEW}`,
       fieldErrors: ALREADY_HAS_PLAN,
     };
   }
   const fieldErrors: Partial<Record<SaleField, string>> = {};
-  for (const field of facts.rejectedFields ?? []) {
+  for (const field of sale.rejectedFields ?? []) {
     if (field === "partnerSource") continue;
     fieldErrors[field] =
-      field === "planId" && facts.upstreamStatus === 422
+      field === "planId" && sale.upstreamStatus === 422
         ? "O fornecedor não reconhece este plano: escolha outro."
         : "O fornecedor recusou este campo: confira o valor com o cliente.";
   }
@@ -63,25 +74,35 @@ function rejection(facts: OutcomeFacts): Pick<OutcomeView, "detail" | "fieldErro
     : { detail: `Confira os dados com o cliente e envie de novo. ${AGAIN_AS_NEW}`, fieldErrors };
 }
 
-export function outcomeView(facts: OutcomeFacts): OutcomeView {
+export function saleResult(sale: RecordedSale, replay: boolean): SaleResult {
+  return {
+    submissionId: sale.submissionId,
+    protocol: formatProtocol(sale.protocol),
+    status: sale.status,
+    title: saleTitle(sale.status),
+    ...outcomeWords(sale),
+    replay,
+    upstreamMessage: sale.upstreamMessage,
+  };
+}
+
+function outcomeWords(
+  sale: RecordedSale,
+): Pick<SaleResult, "detail" | "customerScript" | "canRetry" | "fieldErrors"> {
   const none = { customerScript: null, canRetry: false, fieldErrors: {} };
-  switch (facts.status) {
+  switch (sale.status) {
     case "accepted":
       return {
         ...none,
-        status: "accepted",
-        title: title("accepted"),
         detail: "O fornecedor registrou a venda. Informe o protocolo ao cliente.",
       };
     case "rejected":
-      return { ...none, status: "rejected", title: title("rejected"), ...rejection(facts) };
+      return { ...none, ...rejection(sale) };
     case "failed": {
       // The failure's code was recorded with it; its words come from the one error table.
-      const code = isErrorCode(facts.outcomeDetail) ? facts.outcomeDetail : "partner_api.unreachable";
+      const code = isErrorCode(sale.outcomeDetail) ? sale.outcomeDetail : "partner_api.unreachable";
       return {
         ...none,
-        status: "failed",
-        title: title("failed"),
         detail: userMessageFor(code),
         canRetry: !isConfigurationFailure(code),
       };
@@ -89,20 +110,15 @@ export function outcomeView(facts: OutcomeFacts): OutcomeView {
     case "unknown":
       return {
         ...none,
-        status: "unknown",
-        title: title("unknown"),
         detail:
           "O fornecedor não confirmou se registrou a venda. Não envie de novo: um supervisor vai conferir com o fornecedor.",
         customerScript:
           "Recebemos o seu pedido e estamos confirmando com a operadora. Anote o protocolo " +
-          `${formatProtocol(facts.protocol)}: se algo der errado, entraremos em contato.`,
+          `${formatProtocol(sale.protocol)}: se algo der errado, entraremos em contato.`,
       };
     case "pending":
-    case "in-flight":
       return {
         ...none,
-        status: "in-flight",
-        title: "Venda em envio",
         detail: "Esta venda já está sendo enviada. Aguarde a resposta; não envie de novo.",
       };
   }
