@@ -2,7 +2,6 @@
 // global registry are the same in both.
 const DRAINING = Symbol.for("partner-sales.draining");
 const DRAIN_PLAN = Symbol.for("partner-sales.drain-plan");
-const BEFORE_EXIT = Symbol.for("partner-sales.before-exit");
 const BEFORE_EXIT_HOOKS = Symbol.for("partner-sales.before-exit-hooks");
 
 const registry = globalThis as Record<symbol, unknown>;
@@ -34,7 +33,5 @@ export function publishDrainPlan(plan: { delayMs: number; limitMs: number }): vo
  * scripts/server.mjs runs them all and waits a few seconds at most.
  */
 export function beforeExit(hook: () => Promise<unknown>): void {
-  const hooks = ((registry[BEFORE_EXIT_HOOKS] as (() => Promise<unknown>)[] | undefined) ??= []);
-  hooks.push(hook);
-  registry[BEFORE_EXIT] = () => Promise.allSettled(hooks.map((run) => run()));
+  ((registry[BEFORE_EXIT_HOOKS] as (() => Promise<unknown>)[] | undefined) ??= []).push(hook);
 }

@@ -1,7 +1,13 @@
 import "server-only";
 import { subscribe } from "node:diagnostics_channel";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { TokenExchangeMessage, UpstreamRequestMessage } from "@/lib/partner-api/channels";
+import { databaseErrors, type DatabaseErrorMessage } from "@/lib/db/channels";
+import {
+  tokenExchanges,
+  upstreamRequests,
+  type TokenExchangeMessage,
+  type UpstreamRequestMessage,
+} from "@/lib/partner-api/channels";
 
 /**
  * What the app counts for Prometheus (`GET /api/metrics`, behind METRICS_TOKEN). Every label takes its values from
@@ -87,15 +93,19 @@ function createMetrics() {
 
 type Metrics = ReturnType<typeof createMetrics>;
 
-/** The provider's client publishes its requests and token exchanges (lib/partner-api/channels.ts). */
-function listenToPartnerApi({ upstreamDuration, tokenExchanges }: Metrics) {
-  subscribe("partner-sales:upstream-request", (message) => {
+/**
+ * The provider's client publishes its requests and token exchanges (lib/partner-api/channels.ts), the database
+ * connection its failures (lib/db/channels.ts).
+ */
+function listen({ upstreamDuration, tokenExchanges: exchanges }: Metrics) {
+  subscribe(upstreamRequests.name, (message) => {
     const { endpoint, statusClass, seconds } = message as UpstreamRequestMessage;
     upstreamDuration.observe({ endpoint, status_class: statusClass }, seconds);
   });
-  subscribe("partner-sales:token-exchange", (message) => {
-    tokenExchanges.inc({ result: (message as TokenExchangeMessage).result });
+  subscribe(tokenExchanges.name, (message) => {
+    exchanges.inc({ result: (message as TokenExchangeMessage).result });
   });
+  subscribe(databaseErrors.name, (message) => countDatabaseError((message as DatabaseErrorMessage).sqlState));
 }
 
 // One set per process: Next.js may load this module once per bundle (routes, actions, instrumentation). The
@@ -104,7 +114,7 @@ const holder = globalThis as { __partnerSalesMetrics?: Metrics };
 export function metrics(): Metrics {
   if (!holder.__partnerSalesMetrics) {
     holder.__partnerSalesMetrics = createMetrics();
-    listenToPartnerApi(holder.__partnerSalesMetrics);
+    listen(holder.__partnerSalesMetrics);
   }
   return holder.__partnerSalesMetrics;
 }

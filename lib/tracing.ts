@@ -3,8 +3,8 @@ import { SpanStatusCode, trace, type Attributes } from "@opentelemetry/api";
 /**
  * Spans of the sale's path, for OpenTelemetry (set up in lib/tracing-setup.ts when OTEL_EXPORTER_OTLP_ENDPOINT is
  * set; without it the API's no-op tracer makes this nearly free). Attributes name the sale by its submissionId
- * and say what happened; never a customer's data. A failure is marked by its error's name, not its message,
- * which may quote a query's parameters.
+ * and say what happened; never a customer's data. A failure is marked by its error's name (`error.type`), not its
+ * message, which may quote a query's parameters (the exporter drops status messages: lib/tracing-setup.ts).
  */
 const tracer = () => trace.getTracer("partner-sales");
 
@@ -15,7 +15,8 @@ export function inSpan<T>(name: string, attributes: Attributes, work: () => Prom
     try {
       return await work();
     } catch (error) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : "error" });
+      span.setAttribute("error.type", error instanceof Error ? error.name : "error");
+      span.setStatus({ code: SpanStatusCode.ERROR });
       throw error;
     } finally {
       span.end();

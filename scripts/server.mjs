@@ -61,8 +61,9 @@ const server = createServer((request, response) => {
 
 /**
  * No new connections, and none kept alive: a client (nginx's upstream pool) reusing a kept-alive connection would
- * otherwise go on sending requests here, and the process would never be done. Idle connections close now; busy
- * ones after their answer (`Connection: close`, or closed once the answer is out when its headers are).
+ * otherwise go on sending requests here, and the process would never be done. Idle connections close now (close()
+ * closes them itself); busy ones after their answer (`Connection: close`, or closed once the answer is out when
+ * its headers are).
  */
 function stopListening(done) {
   closing = true;
@@ -71,7 +72,6 @@ function stopListening(done) {
     if (!response.headersSent) response.setHeader("Connection", "close");
     else response.once("finish", () => response.socket?.end());
   }
-  server.closeIdleConnections();
 }
 
 server.listen(port, hostname, () => {
@@ -93,11 +93,11 @@ function logLine(/** @type {"info" | "error"} */ level, /** @type {string} */ ev
  * (lib/lifecycle.ts): whatever is still running once a sale's deadline has passed is cut off, and its sale, still
  * `pending`, is what another instance's sweep marks `unknown` for a supervisor.
  */
-let draining = false;
+const DRAINING = Symbol.for("partner-sales.draining");
 function drain(/** @type {NodeJS.Signals} */ signal) {
-  if (draining) return;
-  draining = true;
-  globalThis[Symbol.for("partner-sales.draining")] = true;
+  if (globalThis[DRAINING]) return;
+  globalThis[DRAINING] = true;
+  // Before the app has published its plan: the sale deadline at the default upstream timeout (15 s).
   const { delayMs = 0, limitMs = 65_000 } = globalThis[Symbol.for("partner-sales.drain-plan")] ?? {};
   const started = Date.now();
   logLine("info", "server.draining", { signal, delayMs, limitMs });
@@ -105,13 +105,11 @@ function drain(/** @type {NodeJS.Signals} */ signal) {
     stopListening(async () => {
       logLine("info", "server.drained", { ms: Date.now() - started });
       // Held outcomes written, queued traces sent (lib/lifecycle.ts: beforeExit), five seconds at most.
-      const beforeExit = globalThis[Symbol.for("partner-sales.before-exit")];
-      if (typeof beforeExit === "function") {
-        await Promise.race([
-          beforeExit().catch(() => undefined),
-          new Promise((resolve) => setTimeout(resolve, 5_000)),
-        ]);
-      }
+      const hooks = globalThis[Symbol.for("partner-sales.before-exit-hooks")] ?? [];
+      await Promise.race([
+        Promise.allSettled(hooks.map((/** @type {() => Promise<unknown>} */ run) => run())),
+        new Promise((resolve) => setTimeout(resolve, 5_000)),
+      ]);
       process.exit(0);
     });
   }, delayMs);

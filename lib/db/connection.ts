@@ -11,7 +11,7 @@ import { migrate as migratePostgres } from "drizzle-orm/node-postgres/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
 import { log } from "@/lib/log";
-import { countDatabaseError } from "@/lib/metrics";
+import { databaseErrors, type DatabaseErrorMessage } from "./channels";
 import { acquireDataDirLock } from "./data-dir-lock";
 import { PGLITE_EXTENSIONS } from "./pglite-extensions";
 import * as schema from "./schema";
@@ -120,9 +120,14 @@ async function migrateUnderLock(pool: pg.Pool, wait: MigrationLockWait = MIGRATI
 
 type Callback = (error: Error | null, ...rest: unknown[]) => void;
 
-/** Counts a failure for the metrics: the server's SQLSTATE when it answered one (a system error's code is not). */
-const noteFailure = (error: unknown) =>
-  countDatabaseError(error instanceof pg.DatabaseError ? error.code : undefined);
+/** Publishes a failure for the metrics: the server's SQLSTATE when it answered one (a system error's code is not). */
+const noteFailure = (error: unknown) => {
+  if (!databaseErrors.hasSubscribers) return;
+  const message: DatabaseErrorMessage = {
+    sqlState: error instanceof pg.DatabaseError ? error.code : undefined,
+  };
+  databaseErrors.publish(message);
+};
 
 /** Calls `callback` when `error` is set, and passes everything on unchanged. */
 const noting =

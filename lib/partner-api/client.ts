@@ -1,5 +1,5 @@
 import "server-only";
-import { AppError, type ErrorCode } from "@/lib/errors";
+import { AppError } from "@/lib/errors";
 import { log as defaultLog } from "@/lib/log";
 import { inSpan, noteOnSpan, SUBMISSION_ID } from "@/lib/tracing";
 import { cleanText } from "@/lib/validation/text";
@@ -9,7 +9,8 @@ import {
   type UpstreamEndpoint,
   type UpstreamRequestMessage,
 } from "./channels";
-import { providerFetch } from "./http-transport";
+import { isTimeout, providerFetch } from "./http-transport";
+import { outcomeDetail, type SaleOutcome } from "./outcome";
 import { TokenSource, type TokenDependencies, type TokenEndpointConfig } from "./token";
 import {
   PARTNER_SALE_FIELDS,
@@ -25,22 +26,6 @@ export interface PartnerApiConfig extends TokenEndpointConfig {
 
 /** A validated sale in the form the upstream takes ("sent as"); `partnerSource` comes from configuration. */
 export type SaleFields = Omit<PartnerSaleRequestBody, "partnerSource">;
-
-export type SaleOutcome =
-  | { status: "accepted"; httpStatus: number; message: string }
-  | { status: "rejected"; httpStatus: number; message: string; fields: PartnerSaleField[] }
-  /** Nothing was sent, or the upstream refused us before looking at the sale: safe to submit again. */
-  | {
-      status: "failed";
-      code: ErrorCode | "partner_api.unreachable" | "partner_api.unauthorized";
-      httpStatus?: number;
-    }
-  /** The sale was sent and no trustworthy answer came back: it may exist upstream. Never retried. */
-  | {
-      status: "unknown";
-      reason: "timeout" | "connection-lost" | "server-error" | "malformed-answer";
-      httpStatus?: number;
-    };
 
 // Errors that prove the request never left this machine.
 const NOTHING_SENT_CODES = new Set([
@@ -117,7 +102,7 @@ function timed(endpoint: UpstreamEndpoint, send: typeof fetch): typeof fetch {
       publish(statusClassOf(response.status));
       return response;
     } catch (error) {
-      publish(error instanceof DOMException && error.name === "TimeoutError" ? "timeout" : "error");
+      publish(isTimeout(error) ? "timeout" : "error");
       throw error;
     }
   };
@@ -172,7 +157,7 @@ export function createPartnerApiClient(
       );
       return { kind: "answered", response, token };
     } catch (error) {
-      if (error instanceof DOMException && error.name === "TimeoutError") {
+      if (isTimeout(error)) {
         return { kind: "outcome", outcome: { status: "unknown", reason: "timeout" } };
       }
       const code = errorCode(error);
@@ -234,8 +219,7 @@ export function createPartnerApiClient(
       submissionId: context.submissionId,
       status: outcome.status,
       httpStatus: "httpStatus" in outcome ? (outcome.httpStatus ?? null) : null,
-      detail:
-        outcome.status === "failed" ? outcome.code : outcome.status === "unknown" ? outcome.reason : null,
+      detail: outcomeDetail(outcome),
       durationMs: deps.now() - startedAt,
     });
     return outcome;

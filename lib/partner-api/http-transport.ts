@@ -31,6 +31,10 @@ function bodyText(body: RequestInit["body"]): string {
   throw new TypeError("Only string and URLSearchParams bodies are sent to the provider.");
 }
 
+/** The request's signal timed out: how fetch and providerFetch report it. */
+export const isTimeout = (error: unknown): boolean =>
+  error instanceof DOMException && error.name === "TimeoutError";
+
 /**
  * `fetch` for the provider's two endpoints, on node:http with kept-alive connections. Inside Next.js the global
  * fetch is wrapped for caching and tracing and costs about 2 ms more per call than this, on every sale. It keeps

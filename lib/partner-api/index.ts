@@ -3,7 +3,8 @@ import { getConfig } from "@/lib/env";
 import { createPartnerApiClient, type PartnerApiClient } from "./client";
 
 export { createPartnerApiClient, buildSaleBody, fieldsNamedIn } from "./client";
-export type { PartnerApiClient, PartnerApiConfig, SaleFields, SaleOutcome } from "./client";
+export type { PartnerApiClient, PartnerApiConfig, SaleFields } from "./client";
+export type { SaleOutcome } from "./outcome";
 export type { TokenStatus } from "./token";
 
 // One client (and so one token cache) per (base URL, client id), kept across hot reloads in development.

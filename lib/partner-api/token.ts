@@ -3,6 +3,7 @@ import { AppError, isConfigurationFailure, type ErrorCode } from "@/lib/errors";
 import type { log as defaultLog } from "@/lib/log";
 import { inSpan } from "@/lib/tracing";
 import { tokenExchanges, type TokenExchangeMessage } from "./channels";
+import { isTimeout } from "./http-transport";
 import { isTokenErrorBody, isTokenSuccessBody } from "./types";
 
 export interface TokenEndpointConfig {
@@ -163,7 +164,6 @@ export class TokenSource {
         this.failures = 0;
         this.lastFailure = undefined;
         this.recordExchange(true);
-        publishExchange("ok");
         return token;
       },
       (error: unknown) => {
@@ -173,7 +173,6 @@ export class TokenSource {
             : new AppError("partner_api.token_unavailable", "Token exchange failed", { cause: error });
         this.backOff(failure);
         this.recordExchange(false, failure.code);
-        publishExchange(failure.code);
         throw failure;
       },
     );
@@ -196,6 +195,7 @@ export class TokenSource {
 
   private recordExchange(ok: boolean, code?: ErrorCode) {
     this.lastExchange = { at: new Date(this.deps.now()).toISOString(), ok, ...(code ? { code } : {}) };
+    publishExchange(code ?? "ok");
   }
 
   private async requestToken(): Promise<CachedToken> {
@@ -206,7 +206,7 @@ export class TokenSource {
     try {
       response = await this.deps.fetch(url, init);
     } catch (error) {
-      const timedOut = error instanceof DOMException && error.name === "TimeoutError";
+      const timedOut = isTimeout(error);
       this.deps.log.warn("partner_api.token_exchange_failed", {
         clientId,
         reason: timedOut ? "timeout" : "unreachable",

@@ -1,7 +1,6 @@
 import { hasMetricsToken } from "@/lib/auth/metrics-token";
 import { verifySession } from "@/lib/dal/session";
 import { checkHealth } from "@/lib/health";
-import { RETRY_AFTER_SECONDS } from "@/lib/errors";
 import { noStoreJson } from "@/lib/http/json";
 import { isDraining } from "@/lib/lifecycle";
 
@@ -14,15 +13,10 @@ export const dynamic = "force-dynamic";
  * token, or a signed-in supervisor. Liveness is /api/health/live.
  */
 export async function GET(request: Request) {
-  const retry = { "Retry-After": String(RETRY_AFTER_SECONDS) };
-  if (isDraining()) return noStoreJson(503, { status: "draining" }, retry);
+  if (isDraining()) return noStoreJson(503, { status: "draining" });
   const health = await checkHealth();
   const ready = health.db === "ok";
   const details =
     hasMetricsToken(request.headers) || (ready && (await verifySession())?.role === "supervisor");
-  return noStoreJson(
-    ready ? 200 : 503,
-    details ? health : { status: ready ? "ok" : "unavailable" },
-    ready ? {} : retry,
-  );
+  return noStoreJson(ready ? 200 : 503, details ? health : { status: ready ? "ok" : "unavailable" });
 }

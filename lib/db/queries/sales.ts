@@ -1,7 +1,7 @@
 import "server-only";
 import { and, desc, eq, inArray, isNull, lt, notInArray, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import type { SaleOutcome } from "@/lib/partner-api";
+import { outcomeDetail, type SaleOutcome } from "@/lib/partner-api/outcome";
 import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
 import { newProtocol } from "@/lib/sales/protocol";
 import type { Database } from "../connection";
@@ -101,9 +101,7 @@ export function outcomeColumns(outcome: SaleOutcome) {
     status: outcome.status,
     upstreamStatus: outcome.httpStatus ?? null,
     upstreamMessage: answered ? outcome.message : null,
-    // The failure's error code, or why the outcome is unknown.
-    outcomeDetail:
-      outcome.status === "failed" ? outcome.code : outcome.status === "unknown" ? outcome.reason : null,
+    outcomeDetail: outcomeDetail(outcome),
     rejectedFields: outcome.status === "rejected" ? outcome.fields : null,
   } satisfies Partial<Sale>;
 }
@@ -154,7 +152,6 @@ export async function recordOutcome(db: Database, submissionId: string, outcome:
   return sale;
 }
 
-/** A `pending` row older than any call could take belongs to a process that died mid-call. */
 /**
  * How many sales wait for an outcome: `pending` (on their way to the provider now) and `unknown` (a supervisor
  * must settle them). Read through the status index: a handful of rows among millions of settled ones.
@@ -169,6 +166,7 @@ export async function countOpenSales(db: Database): Promise<{ pending: number; u
   return { pending: count("pending"), unknown: count("unknown") };
 }
 
+/** A `pending` row older than any call could take belongs to a process that died mid-call. */
 export async function markStalePendingUnknown(
   db: Database,
   olderThanMs: number,

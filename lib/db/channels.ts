@@ -1,0 +1,15 @@
+import { channel } from "node:diagnostics_channel";
+
+/**
+ * What the database connection tells whoever listens (lib/metrics.ts subscribes), through a Node diagnostics
+ * channel: publishing costs nothing without a subscriber, and the database layer (and the operator's tools that
+ * open it) loads nothing of Prometheus.
+ */
+
+export interface DatabaseErrorMessage {
+  /** The SQLSTATE the server answered, or undefined when none came back (the connection failed). */
+  sqlState: string | undefined;
+}
+
+/** Each failed connect or query. */
+export const databaseErrors = channel("partner-sales:database-error");
