@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { request as playwrightRequest, type APIRequestContext } from "@playwright/test";
+import type { APIRequestContext } from "@playwright/test";
 import { freePort } from "../bench/lib/processes";
 import { formatCpf, formatPhone } from "../lib/format";
 import { expect, test } from "./fixtures";
@@ -7,6 +7,7 @@ import { startAppInstance, type AppInstance } from "./support/app-instance";
 import { DEMO_AGENT } from "./support/environment";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./support/otlp-receiver";
 import { apiSale, sandboxControl } from "./support/sandbox";
+import { signedInRequest } from "./support/sign-in-over-http";
 
 // An app instance exporting its traces to a local OTLP/HTTP receiver, as it would to an operator's collector.
 test.describe.configure({ mode: "serial" });
@@ -23,12 +24,7 @@ test.beforeAll(async () => {
     { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: "200", OTEL_SERVICE_NAME: "" },
     { host: "127.0.0.1" },
   );
-  agent = await playwrightRequest.newContext({ baseURL: app.url });
-  const { csrfToken } = (await (await agent.get("/api/auth/csrf")).json()) as { csrfToken: string };
-  await agent.post("/api/auth/callback/credentials", {
-    form: { email: DEMO_AGENT.email, password: DEMO_AGENT.password, csrfToken },
-    maxRedirects: 0,
-  });
+  agent = await signedInRequest(app.url);
 });
 
 test.afterAll(async () => {
@@ -132,7 +128,12 @@ test("one trace per sale with the session check, validation, ledger writes, toke
   expect(traces[0]!.filter((span) => span.name === "partner_api.token_exchange")).toHaveLength(1);
   expect(traces[1]!.filter((span) => span.name === "partner_api.token_exchange")).toHaveLength(0);
 
-  await expect.poll(() => receiver.raw().includes("/sales"), { timeout: 30_000 }).toBe(true);
+  // The search's own span, not "/api/sales" of the sales before it: only then has everything arrived to search.
+  const isSearch = (span: ReceivedSpan) =>
+    [span.name, ...Object.values(span.attributes)].some(
+      (value) => typeof value === "string" && /(^|\s)\/sales(\?|\s|$)/.test(value),
+    );
+  await expect.poll(() => receiver.spans().some(isSearch), { timeout: 30_000 }).toBe(true);
   const everything = receiver.raw();
   for (const sale of customers) {
     const cpf = String(sale.customerDocument);

@@ -6,11 +6,14 @@ export const TEST_PROGRAMS = {
   chromium: { pkg: "chromium", path: "/usr/bin/chromium" },
   prometheus: { pkg: "prometheus", path: "/usr/bin/prometheus" },
   nginx: { pkg: "nginx", path: "/usr/sbin/nginx" },
+  // The deployment test makes nginx a throwaway TLS certificate with it.
+  openssl: { pkg: "openssl", path: "/usr/bin/openssl" },
 } as const;
 
 let updated = false;
 
-function run(command: string, args: string[]): boolean {
+/** Runs a command in the foreground, printing it first; true when it succeeded. */
+export function runCommand(command: string, args: string[]): boolean {
   console.log(`$ ${command} ${args.join(" ")}`);
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
   return spawnSync(command, args, { stdio: "inherit", env }).status === 0;
@@ -22,9 +25,9 @@ function run(command: string, args: string[]): boolean {
  */
 export function aptInstall(packages: string[]): boolean {
   if (process.getuid?.() !== 0 || !existsSync("/usr/bin/apt-get")) return false;
-  if (!updated && !run("apt-get", ["update", "-qq"])) return false;
+  if (!updated && !runCommand("apt-get", ["update", "-qq"])) return false;
   updated = true;
-  return run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...packages]);
+  return runCommand("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...packages]);
 }
 
 /** The programs missing here, installed; returns the names of those still missing (and says so). */

@@ -1,6 +1,5 @@
-import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { aptInstall, TEST_PROGRAMS } from "./debian-packages";
+import { aptInstall, runCommand, TEST_PROGRAMS } from "./debian-packages";
 
 export const SYSTEM_CHROMIUM = TEST_PROGRAMS.chromium.path;
 /** What this machine's closed network and a root user need from Chromium (no sandbox, no calls home). */
@@ -18,11 +17,6 @@ export function chromiumLaunchOptions(): { executablePath?: string; args?: strin
   return existsSync(SYSTEM_CHROMIUM) ? { executablePath: SYSTEM_CHROMIUM, args: CHROMIUM_ARGS } : {};
 }
 
-function run(command: string, args: string[]): boolean {
-  console.log(`$ ${command} ${args.join(" ")}`);
-  return spawnSync(command, args, { stdio: "inherit" }).status === 0;
-}
-
 /**
  * Playwright drives Debian's Chromium where it can (this machine and CI cannot download browser builds);
  * a developer's laptop without it falls back to Playwright's own browser.
@@ -31,7 +25,7 @@ export function ensureBrowser(): void {
   if (existsSync(SYSTEM_CHROMIUM)) return;
   if (aptInstall(["chromium"]) && existsSync(SYSTEM_CHROMIUM)) return;
   console.warn("Could not install Debian's chromium; trying Playwright's own browser.");
-  if (!run("node_modules/.bin/playwright", ["install", "chromium"])) {
+  if (!runCommand("node_modules/.bin/playwright", ["install", "chromium"])) {
     throw new Error("No browser for the end-to-end tests: install chromium (apt-get install chromium).");
   }
 }

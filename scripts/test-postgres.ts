@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { aptInstall } from "./debian-packages";
 
 export interface TestPostgres {
@@ -12,6 +13,30 @@ export interface TestPostgres {
   /** An outage: the server stops at once (as on a crash), its data kept, until `resume`. */
   pause(): void;
   resume(): void;
+}
+
+/** One statement on the server at `url`, on a connection of its own: its rows. */
+export async function queryOnce<T extends pg.QueryResultRow>(
+  url: string,
+  text: string,
+  values: unknown[] = [],
+): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+/** A new, empty database called `name` on the server `adminUrl` reaches (one an earlier run left goes first): its URL. */
+export async function createEmptyDatabase(adminUrl: string, name: string): Promise<string> {
+  await queryOnce(adminUrl, `drop database if exists ${name} with (force)`);
+  await queryOnce(adminUrl, `create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.href;
 }
 
 const isRoot = process.getuid?.() === 0;

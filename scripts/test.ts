@@ -97,7 +97,7 @@ function playwright() {
     return;
   }
   // The servers the deployment specs start themselves; under CI a spec whose server is missing fails.
-  ensurePrograms(["prometheus", "nginx"]);
+  ensurePrograms(["prometheus", "nginx", "openssl"]);
   const output = join(reports, "playwright.json");
   rmSync(output, { force: true });
   rmSync(join(root, ".data/e2e"), { recursive: true, force: true });

@@ -1,8 +1,8 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { openDatabase, type DatabaseHandle } from "@/lib/db/connection";
+import { createEmptyDatabase } from "@/scripts/test-postgres";
 
 export interface TestDatabase {
   name: "PGlite" | "PostgreSQL";
@@ -13,16 +13,8 @@ export interface TestDatabase {
 const adminUrl = process.env.TEST_DATABASE_URL;
 let counter = 0;
 
-async function createPostgresDatabase(): Promise<string> {
-  const name = `partner_sales_${process.pid}_${Date.now()}_${counter++}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl!);
-  url.pathname = `/${name}`;
-  return url.href;
-}
+const createPostgresDatabase = () =>
+  createEmptyDatabase(adminUrl!, `partner_sales_${process.pid}_${Date.now()}_${counter++}`);
 
 /** PGlite always; PostgreSQL when `npm test` started one (TEST_DATABASE_URL). */
 export const testDatabases: TestDatabase[] = [

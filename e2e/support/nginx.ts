@@ -42,7 +42,7 @@ export async function startNginx(instancePorts: [number, number], httpsPort: num
   const certificate = join(dir, "cert.pem");
   const key = join(dir, "key.pem");
   const made = spawnSync(
-    "openssl",
+    TEST_PROGRAMS.openssl.path,
     ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost"].concat([
       "-addext",
       "subjectAltName=DNS:localhost",

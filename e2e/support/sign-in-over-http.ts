@@ -1,4 +1,6 @@
 import { request as httpRequest } from "node:http";
+import { request as playwrightRequest, type APIRequestContext } from "@playwright/test";
+import { DEMO_AGENT } from "./environment";
 
 interface Answer {
   status: number;
@@ -33,6 +35,19 @@ function exchange(
     request.on("error", reject);
     request.end(options.body);
   });
+}
+
+/** A request context of its own for the app at `baseURL`, signed in as the demo agent through Auth.js's endpoints. */
+export async function signedInRequest(baseURL: string): Promise<APIRequestContext> {
+  const context = await playwrightRequest.newContext({ baseURL });
+  const { csrfToken } = (await (await context.get("/api/auth/csrf")).json()) as { csrfToken: string };
+  const answer = await context.post("/api/auth/callback/credentials", {
+    form: { email: DEMO_AGENT.email, password: DEMO_AGENT.password, csrfToken },
+    maxRedirects: 0,
+  });
+  const location = answer.headers().location ?? "";
+  if (location.includes("error=")) throw new Error(`The demo agent's sign-in was refused: ${location}`);
+  return context;
 }
 
 export type SignInOutcome = "signed-in" | "invalid" | "locked";
