@@ -33,6 +33,14 @@ async function appliedMigrations(url: string): Promise<number> {
   return Number(row!.count);
 }
 
+/** Another process holding the migration lock, on a connection of its own; ending it lets the lock go. */
+async function holdMigrationLock(url: string): Promise<pg.Client> {
+  const holder = new pg.Client({ connectionString: url });
+  await holder.connect();
+  await holder.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_KEY.toString()]);
+  return holder;
+}
+
 const open: DatabaseHandle[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((handle) => handle.close()));
@@ -70,9 +78,7 @@ describe.skipIf(!adminUrl)("migrations started by several instances at once (Pos
 
   it("four instances that find the lock taken all wait for it, then migrate once between them", async () => {
     const url = await emptyDatabase();
-    const holder = new pg.Client({ connectionString: url });
-    await holder.connect();
-    await holder.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_KEY.toString()]);
+    const holder = await holdMigrationLock(url);
     const info = vi.spyOn(log, "info").mockImplementation(() => {});
     const waiting = () => info.mock.calls.filter(([event]) => event === "db.migrations_waiting").length;
 
@@ -106,9 +112,7 @@ describe.skipIf(!adminUrl)("migrations started by several instances at once (Pos
 
   it("an instance waits while another process holds the lock, and migrates once it is let go", async () => {
     const url = await emptyDatabase();
-    const holder = new pg.Client({ connectionString: url });
-    await holder.connect();
-    await holder.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_KEY.toString()]);
+    const holder = await holdMigrationLock(url);
     const info = vi.spyOn(log, "info").mockImplementation(() => {});
 
     const opening = openDatabase({ databaseUrl: url, dataDir: "/nonexistent", role: "server" });
@@ -126,9 +130,7 @@ describe.skipIf(!adminUrl)("migrations started by several instances at once (Pos
 
   it("says it is still waiting at every step, and gives up naming the lock when it is never let go", async () => {
     const url = await emptyDatabase();
-    const holder = new pg.Client({ connectionString: url });
-    await holder.connect();
-    await holder.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_KEY.toString()]);
+    const holder = await holdMigrationLock(url);
     vi.spyOn(log, "info").mockImplementation(() => {});
     const warn = vi.spyOn(log, "warn").mockImplementation(() => {});
     try {
