@@ -118,5 +118,7 @@ function drain(/** @type {NodeJS.Signals} */ signal) {
     process.exit(1);
   }, delayMs + limitMs).unref();
 }
-process.once("SIGTERM", drain);
-process.once("SIGINT", drain);
+// Every time, not once: a signal to the whole process group (systemd's default stop, `kill -- -PGID`) reaches this
+// process and `npm start`'s, which passes it on; a second SIGTERM with no handler would end the drain at once.
+process.on("SIGTERM", drain);
+process.on("SIGINT", drain);

@@ -81,9 +81,12 @@ describe("npm start", () => {
       const stats = await (await fetch(`http://127.0.0.1:${app.sandboxPort}/__sandbox/stats`)).json();
       expect(stats.tokensIssued).toBe(1);
     } finally {
-      output = await app.stop();
+      output = await app.stop({ group: true });
     }
 
+    // Stopped as a service manager stops it, the app still drains, and its last lines are not lost.
+    expect(output).toContain('"event":"server.draining"');
+    expect(output).toContain('"event":"server.drained"');
     const logLines = output.split("\n").filter((line) => line.startsWith("{"));
     expect(logLines.some((line) => line.includes('"event":"partner_api.token_issued"'))).toBe(true);
     expect(output).not.toContain(secret);
@@ -145,7 +148,12 @@ async function startApp(overrides: Record<string, string>) {
     METRICS_TOKEN,
     ...overrides,
   };
-  const child = spawn(process.execPath, START, { cwd: root, env: { ...process.env, ...env } });
+  // A process group of its own, so that a test can signal it whole, as systemd stops a service.
+  const child = spawn(process.execPath, START, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    detached: true,
+  });
   let output = "";
   child.stdout.on("data", (chunk) => (output += chunk));
   child.stderr.on("data", (chunk) => (output += chunk));
@@ -159,8 +167,10 @@ async function startApp(overrides: Record<string, string>) {
     sandboxPort,
     env,
     output: () => output,
-    async stop() {
-      child.kill("SIGINT");
+    /** Ctrl-C to `npm start`; or SIGTERM to every process of the group (`group`). */
+    async stop({ group = false } = {}) {
+      if (group) process.kill(-child.pid!, "SIGTERM");
+      else child.kill("SIGINT");
       expect(await exited).toBe(0);
       return output;
     },

@@ -90,6 +90,16 @@ async function main() {
   app.stderr.on("data", (chunk: Buffer) => appErrors.push(chunk));
   let appRunning = true;
   let stopping = false;
+  // The app's end, once its last lines (server.drained…) are out of its pipes: they may still be there when it
+  // exits, and would be lost with this process. A second at most, should something else hold the pipes open.
+  const closed = new Promise<void>((resolve) => app.once("close", () => resolve()));
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    app.once("exit", (code, signal) => {
+      appRunning = false;
+      const done = () => resolve({ code, signal });
+      void Promise.race([closed, new Promise((wait) => setTimeout(wait, 1_000).unref())]).then(done);
+    }),
+  );
 
   // The app drains on SIGTERM (scripts/server.mjs): it may wait DRAIN_DELAY_SECONDS, then for a sale's deadline,
   // then a few seconds for its last writes. The sandbox stops after it, so a sale in flight still gets its answer.
@@ -97,18 +107,18 @@ async function main() {
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
+    let killer: NodeJS.Timeout | undefined;
     if (appRunning && app.pid) {
       app.kill("SIGTERM");
-      const killer = setTimeout(() => app.pid && app.kill("SIGKILL"), drainMs);
-      await new Promise((resolve) => app.once("exit", resolve));
-      clearTimeout(killer);
+      killer = setTimeout(() => app.pid && app.kill("SIGKILL"), drainMs);
     }
+    await ended;
+    clearTimeout(killer);
     await sandbox?.close();
     process.exit(code);
   };
 
-  app.on("exit", (code, signal) => {
-    appRunning = false;
+  void ended.then(({ code, signal }) => {
     appOutput.flush();
     appErrors.flush();
     if (!stopping) {
