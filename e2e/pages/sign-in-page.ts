@@ -19,10 +19,15 @@ export class SignInPage {
     await this.email().fill(email);
     await this.password().fill(password);
     // Wait for the server action's answer, so repeated attempts never overlap.
-    await Promise.all([
+    const [answer] = await Promise.all([
       this.page.waitForResponse((response) => response.request().method() === "POST"),
       this.submit().click(),
     ]);
+    // An accepted sign-in redirects (Next.js names the page in x-action-redirect): wait until the browser is
+    // there, or a test's own page.goto would race the redirect and be aborted by it.
+    if (answer.headers()["x-action-redirect"]) {
+      await this.page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
+    }
   }
 
   async expectShown() {
