@@ -31,7 +31,45 @@ function scoreOf(value: number | null | undefined): number {
   return Math.round((value ?? 0) * 100);
 }
 
+/**
+ * Lighthouse's "Something went wrong with recording the trace over your page load. Please run Lighthouse again":
+ * the trace itself was lost (Chromium's, not the page's doing), so the run is repeated, not the bench failed.
+ */
+const TRACE_RECORDING_ERRORS = new Set([
+  "NO_TRACING_STARTED",
+  "NO_RESOURCE_REQUEST",
+  "NO_NAVSTART",
+  "NO_DCL",
+  "NO_FMP",
+]);
+const ATTEMPTS = 3;
+
 async function runOnce(url: string, port: number, preset: Preset, cookie?: string): Promise<LighthouseRun> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runAttempt(url, port, preset, cookie);
+    } catch (error) {
+      if (!(error instanceof TraceLost) || attempt === ATTEMPTS) throw error;
+      console.log(`  Lighthouse lost the trace of ${url} (${error.code}), running it again`);
+    }
+  }
+}
+
+class TraceLost extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+async function runAttempt(
+  url: string,
+  port: number,
+  preset: Preset,
+  cookie?: string,
+): Promise<LighthouseRun> {
   const result = await lighthouse(
     url,
     {
@@ -45,7 +83,11 @@ async function runOnce(url: string, port: number, preset: Preset, cookie?: strin
   );
   if (!result) throw new Error(`Lighthouse returned nothing for ${url}.`);
   const { lhr } = result;
-  if (lhr.runtimeError) throw new Error(`Lighthouse failed on ${url}: ${lhr.runtimeError.message}`);
+  if (lhr.runtimeError) {
+    const message = `Lighthouse failed on ${url}: ${lhr.runtimeError.message}`;
+    const { code } = lhr.runtimeError;
+    throw TRACE_RECORDING_ERRORS.has(code) ? new TraceLost(message, code) : new Error(message);
+  }
   const lostPoints: string[] = [];
   for (const id of CATEGORIES) {
     for (const ref of lhr.categories[id]?.auditRefs ?? []) {
