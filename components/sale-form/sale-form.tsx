@@ -12,6 +12,7 @@ import {
   type KeyboardEvent,
 } from "react";
 import { useForm, useWatch } from "react-hook-form";
+import { buttonClass } from "@/components/ui/button";
 import { FormField, inputClassName } from "@/components/ui/form-field";
 import type { SaleActionState } from "@/lib/actions/sales";
 import { INITIAL_ACTION_STATE } from "@/lib/action-state";
@@ -421,7 +422,7 @@ export function SaleForm({
               // Keeps focus in the field on press: its blur would validate it, push this button down with an
               // error line, and the release would land beside the button, losing the click.
               onMouseDown={(event) => event.preventDefault()}
-              className={`${PRIMARY_BUTTON} disabled:opacity-70`}
+              className={PRIMARY_BUTTON}
             >
               {pending
                 ? "Enviando venda…"
@@ -437,7 +438,5 @@ export function SaleForm({
   );
 }
 
-const PRIMARY_BUTTON =
-  "rounded-md bg-brand-700 px-5 py-2.5 font-medium text-white hover:bg-brand-800 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-600 focus-visible:ring-offset-2";
-const SECONDARY_BUTTON =
-  "rounded-md border border-slate-300 bg-white px-5 py-2.5 font-medium text-slate-800 hover:bg-slate-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-600 focus-visible:ring-offset-2";
+const PRIMARY_BUTTON = buttonClass({ size: "lg" });
+const SECONDARY_BUTTON = buttonClass({ variant: "secondary", size: "lg" });

@@ -1,6 +1,7 @@
 "use client";
 
 import type { ReactNode } from "react";
+import { Button } from "./button";
 
 /** What an error boundary shows: what happened, in pt-BR, and a way to try again. */
 export function ErrorNotice({
@@ -16,13 +17,9 @@ export function ErrorNotice({
     <div role="alert" className="rounded-lg border border-red-200 bg-white p-6 shadow-sm">
       <h1 className="text-xl font-semibold">{title}</h1>
       <p className="mt-2 text-slate-700">{children}</p>
-      <button
-        type="button"
-        onClick={reset}
-        className="mt-4 rounded-md bg-brand-700 px-4 py-2 font-medium text-white hover:bg-brand-800"
-      >
+      <Button onClick={reset} className="mt-4">
         Tentar de novo
-      </button>
+      </Button>
     </div>
   );
 }

@@ -3,9 +3,7 @@
 import { useFormStatus } from "react-dom";
 import { useSyncExternalStore } from "react";
 import { oidcSignInAction } from "@/lib/actions/auth";
-
-const BUTTON_CLASS =
-  "block w-full rounded-md border border-brand-700 bg-white px-4 py-2 text-center font-medium text-brand-800 hover:bg-brand-50 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-600 focus-visible:ring-offset-2 disabled:opacity-70";
+import { Button, buttonClass } from "@/components/ui/button";
 
 const noSubscription = () => () => {};
 
@@ -21,9 +19,9 @@ function useFramed(): boolean {
 function SubmitButton({ label, autoFocus }: { label: string; autoFocus: boolean }) {
   const { pending } = useFormStatus();
   return (
-    <button type="submit" disabled={pending} autoFocus={autoFocus} className={BUTTON_CLASS}>
+    <Button type="submit" disabled={pending} autoFocus={autoFocus} variant="brand-outline" block>
       {pending ? "Abrindo o login da empresa…" : label}
-    </button>
+    </Button>
   );
 }
 
@@ -39,7 +37,12 @@ export function OidcSignInButton({
   const label = `Entrar com ${name}`;
   if (useFramed()) {
     return (
-      <a href="/sign-in" target="_blank" rel="noopener" className={BUTTON_CLASS}>
+      <a
+        href="/sign-in"
+        target="_blank"
+        rel="noopener"
+        className={buttonClass({ variant: "brand-outline", block: true })}
+      >
         {label} (abre em uma nova aba)
       </a>
     );

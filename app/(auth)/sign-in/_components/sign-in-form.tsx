@@ -5,6 +5,7 @@ import { signInAction } from "@/lib/actions/auth";
 import { FormField, inputClassName } from "@/components/ui/form-field";
 import { SignInAlert } from "./sign-in-alert";
 import { INITIAL_ACTION_STATE } from "@/lib/action-state";
+import { Button } from "@/components/ui/button";
 
 /** `notice`: why the last sign-in did not happen (the IdP's, from `?error=`), until this form answers itself. */
 export function SignInForm({ callbackUrl, notice }: { callbackUrl: string; notice: string | null }) {
@@ -52,13 +53,9 @@ export function SignInForm({ callbackUrl, notice }: { callbackUrl: string; notic
           />
         )}
       </FormField>
-      <button
-        type="submit"
-        disabled={pending}
-        className="w-full rounded-md bg-brand-700 px-4 py-2 font-medium text-white hover:bg-brand-800 focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-600 focus-visible:ring-offset-2 disabled:opacity-70"
-      >
+      <Button type="submit" disabled={pending} block>
         {pending ? "Entrando…" : "Entrar"}
-      </button>
+      </Button>
     </form>
   );
 }

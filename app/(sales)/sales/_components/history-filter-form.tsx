@@ -2,6 +2,7 @@ import Link from "next/link";
 import { FormField, inputClassName } from "@/components/ui/form-field";
 import type { AgentOption } from "@/lib/dal/sales-history";
 import { brazilianDay, type HistoryFilter, type HistoryParam } from "@/lib/sales/history-filter";
+import { Button } from "@/components/ui/button";
 
 /**
  * The history's filter as a plain GET form: it works without JavaScript and with the keyboard alone, and what it
@@ -70,12 +71,7 @@ export function HistoryFilterForm({
       {/* The chips pick the status; the form keeps it. */}
       {filter.status ? <input type="hidden" name="status" value={filter.status} /> : null}
       <div className="flex items-center gap-3 md:mt-6">
-        <button
-          type="submit"
-          className="rounded-md bg-brand-700 px-4 py-2 font-medium text-white hover:bg-brand-800 focus:ring-2 focus:ring-brand-600/40 focus:outline-none"
-        >
-          Filtrar
-        </button>
+        <Button type="submit">Filtrar</Button>
         <Link href="/sales" className="text-sm whitespace-nowrap text-brand-700 underline">
           Limpar filtros
         </Link>

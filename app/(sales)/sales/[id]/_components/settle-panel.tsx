@@ -1,15 +1,14 @@
 import type { Route } from "next";
 import Link from "next/link";
+import { buttonClass } from "@/components/ui/button";
 import { resolveSaleAction } from "@/lib/actions/sales";
 import type { SaleDetail } from "@/lib/dal/sales";
 import type { SaleResolution } from "@/lib/db/schema";
 import { formatCpf, formatDateTime } from "@/lib/format";
 import { SALE_RESOLUTIONS, SETTLEMENT_WORDS } from "@/lib/sales/settlement";
 
-const PRIMARY =
-  "rounded-md bg-brand-700 px-4 py-2 text-sm font-medium text-white hover:bg-brand-800 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-700";
-const SECONDARY =
-  "rounded-md border border-slate-400 bg-white px-4 py-2 text-sm font-medium text-slate-800 hover:bg-slate-100";
+const PRIMARY = buttonClass({ size: "sm" });
+const SECONDARY = buttonClass({ variant: "secondary", size: "sm" });
 
 /**
  * Settling an `unknown` sale, in two steps rendered by the server (no script needed): what to ask the provider and
