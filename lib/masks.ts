@@ -1,4 +1,5 @@
 import { nationalPhoneDigits } from "./validation/phone";
+import type { SaleField } from "./validation/sale";
 
 /**
  * A mask takes what the field holds after an input event (typed, pasted or autofilled, with or without the
@@ -53,4 +54,15 @@ export function caretAfterDigits(formatted: string, digitCount: number): number 
     if (/\d/.test(formatted.charAt(index)) && ++seen === digitCount) return index + 1;
   }
   return formatted.length;
+}
+
+/** The sale form's masked fields, each with its mask: what typing, pasting and a portal's prefill go through. */
+export const SALE_FIELD_MASKS = {
+  customerDocument: cpfMask,
+  customerPhone: phoneMask,
+  birthDate: dateMask,
+} as const satisfies Partial<Record<SaleField, Mask>>;
+
+export function maskFor(field: SaleField): Mask | undefined {
+  return (SALE_FIELD_MASKS as Partial<Record<SaleField, Mask>>)[field];
 }

@@ -4,6 +4,7 @@ import { useEffect, type ReactNode } from "react";
 import type { AppearanceWarning } from "@/lib/embed-appearance";
 import { userMessageFor, type EmbedErrorCode } from "@/lib/errors";
 import { FrameReport } from "./frame-report";
+import { Notice } from "@/components/ui/notice";
 
 /** Why the frame cannot go on, in pt-BR for the agent, and as `partner-sales:error {code}` for the portal. */
 export function EmbedProblem({
@@ -30,10 +31,10 @@ export function EmbedProblem({
 
   return (
     <FrameReport allowedOrigins={allowedOrigins} problem={code} warnings={warnings} className="p-3">
-      <div role="alert" className="rounded-md border border-red-300 bg-red-50 px-4 py-3 text-sm text-red-900">
+      <Notice tone="error" as="div" className="text-sm">
         <p>{userMessageFor(code)}</p>
         {action ? <p className="mt-2 font-medium">{action}</p> : null}
-      </div>
+      </Notice>
     </FrameReport>
   );
 }

@@ -14,11 +14,12 @@ import {
 import { useForm, useWatch } from "react-hook-form";
 import { buttonClass } from "@/components/ui/button";
 import { FormField, inputClassName } from "@/components/ui/form-field";
+import { Notice } from "@/components/ui/notice";
 import type { SaleActionState } from "@/lib/actions/sales";
 import { INITIAL_ACTION_STATE } from "@/lib/action-state";
 import { userMessageFor } from "@/lib/errors";
 import type { PlanOption } from "@/lib/dal/plans";
-import { cpfMask, dateMask, phoneMask, type Mask } from "@/lib/masks";
+import { maskFor, SALE_FIELD_MASKS } from "@/lib/masks";
 import {
   createSaleSchema,
   EMPTY_SALE,
@@ -51,12 +52,6 @@ export interface SaleFormProps {
   /** Put the cursor in CPF when the form appears (not inside a portal, whose page owns the focus). */
   autoFocus?: boolean;
 }
-
-const MASKS: Partial<Record<SaleField, Mask>> = {
-  customerDocument: cpfMask,
-  customerPhone: phoneMask,
-  birthDate: dateMask,
-};
 
 export function SaleForm({
   plans,
@@ -193,7 +188,7 @@ export function SaleForm({
     for (const field of SALE_FIELDS) {
       const value = prefill.values[field];
       if (value === undefined) continue;
-      const mask = MASKS[field];
+      const mask = maskFor(field);
       // Shown as if pasted, and checked like typing, so a bad value is flagged before anyone submits.
       setValue(field, mask ? mask(value) : value, {
         shouldValidate: true,
@@ -250,9 +245,9 @@ export function SaleForm({
     setDismissed(answer);
   };
 
-  const cpf = useMaskedInput(register("customerDocument"), cpfMask);
-  const phone = useMaskedInput(register("customerPhone"), phoneMask);
-  const birthDate = useMaskedInput(register("birthDate"), dateMask);
+  const cpf = useMaskedInput(register("customerDocument"), SALE_FIELD_MASKS.customerDocument);
+  const phone = useMaskedInput(register("customerPhone"), SALE_FIELD_MASKS.customerPhone);
+  const birthDate = useMaskedInput(register("birthDate"), SALE_FIELD_MASKS.birthDate);
   const error = (field: SaleField) => formState.errors[field]?.message;
   const chosenPlanId = useWatch({ control, name: "planId" });
   const chosenPlan = plans?.find((plan) => plan.id === chosenPlanId);
@@ -272,14 +267,9 @@ export function SaleForm({
     <form onSubmit={submit} onChange={clearOutcome} noValidate className="space-y-5" aria-busy={pending}>
       <input type="hidden" name="submissionId" value={submissionId} />
       {!state.ok && state.message ? (
-        <p
-          ref={messageRef}
-          tabIndex={-1}
-          role="alert"
-          className="rounded-md border border-red-300 bg-red-50 px-4 py-3 text-sm text-red-900 focus:outline-none"
-        >
+        <Notice tone="error" ref={messageRef} tabIndex={-1} className="text-sm focus:outline-none">
           {state.message}
-        </p>
+        </Notice>
       ) : null}
       {result ? (
         <OutcomePanel result={result} headingRef={panelHeading}>

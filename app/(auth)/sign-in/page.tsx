@@ -7,6 +7,7 @@ import { safeReturnPath } from "@/lib/safe-return-path";
 import { OidcSignInButton } from "./_components/oidc-sign-in-button";
 import { SignInAlert } from "./_components/sign-in-alert";
 import { SignInForm } from "./_components/sign-in-form";
+import { Notice } from "@/components/ui/notice";
 
 export const metadata: Metadata = { title: "Entrar" };
 
@@ -37,14 +38,12 @@ export default async function SignInPage({ searchParams }: PageProps<"/sign-in">
       <h1 className="text-xl font-semibold text-slate-900">Partner Sales</h1>
       <p className="mt-1 mb-6 text-sm text-slate-600">{introFor(options)}</p>
       {idpSignOut && options.oidc ? (
-        <div role="status" className="mb-6 rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-sm">
-          <p className="text-slate-700">
-            Você saiu do Partner Sales. Em um computador compartilhado, saia também da conta da empresa.
-          </p>
+        <Notice tone="info" compact as="div" className="mb-6 text-sm">
+          <p>Você saiu do Partner Sales. Em um computador compartilhado, saia também da conta da empresa.</p>
           <a href={idpSignOut} className="mt-1 inline-block font-medium text-brand-700 underline">
             Sair também de {options.oidc.name}
           </a>
-        </div>
+        </Notice>
       ) : null}
       {options.password ? (
         <SignInForm callbackUrl={returnTo} notice={notice} />

@@ -1,10 +1,11 @@
 import type { ReactNode } from "react";
+import { Notice } from "@/components/ui/notice";
 
 /** Why a sign-in did not happen, announced as it appears. */
 export function SignInAlert({ children }: { children: ReactNode }) {
   return (
-    <p role="alert" className="rounded-md border border-red-200 bg-red-50 px-3 py-2 text-sm text-red-800">
+    <Notice tone="error" compact className="text-sm">
       {children}
-    </p>
+    </Notice>
   );
 }
