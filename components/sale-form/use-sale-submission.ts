@@ -1,0 +1,161 @@
+"use client";
+
+import { startTransition, useActionState, useRef, useState, type FormEvent } from "react";
+import type { UseFormReturn } from "react-hook-form";
+import type { SaleActionState } from "@/lib/actions/sales";
+import { INITIAL_ACTION_STATE } from "@/lib/action-state";
+import { userMessageFor } from "@/lib/errors";
+import {
+  EMPTY_SALE,
+  SALE_FIELDS,
+  type SaleField,
+  type SaleFormValues,
+  type ValidSale,
+} from "@/lib/validation/sale";
+import { newSubmissionId } from "./submission-id";
+
+/** The server action that submits the form (lib/actions/sales.ts). */
+export type SaleAction = (previous: SaleActionState, formData: FormData) => Promise<SaleActionState>;
+
+/** What the form tells its host of each recorded outcome; no personal data. */
+export type OutcomeReport = (outcome: {
+  submissionId: string;
+  protocol: string;
+  status: string;
+  externalId: string | null;
+}) => void;
+
+/**
+ * One sale's trip to the server: the submission id it goes under (kept for a resend, new after an accepted or
+ * refused sale), the server action's answer mapped onto the fields, the guard against a second press while it is
+ * on its way, and what the answer means for the form (locked, open to a portal's prefill).
+ */
+export function useSaleSubmission({
+  form,
+  saleAction,
+  initialSubmissionId,
+  onOutcome,
+  focusFirstError,
+}: {
+  form: UseFormReturn<SaleFormValues, unknown, ValidSale>;
+  saleAction: SaleAction;
+  initialSubmissionId: string;
+  onOutcome: OutcomeReport | undefined;
+  focusFirstError: (errors: Partial<Record<SaleField, unknown>>) => boolean;
+}) {
+  const { setError, reset, clearErrors, formState } = form;
+  const [submissionId, setSubmissionId] = useState(initialSubmissionId);
+  const busy = useRef(false);
+  /** Set when an answer arrives, taken by the focus that follows it (useOutcomeFocus). */
+  const outcomeArrivedRef = useRef(false);
+  const knownCustomerConfirmed = useRef(false);
+
+  const [answer, dispatch, pending] = useActionState(
+    async (previous: SaleActionState, payload: FormData): Promise<SaleActionState> => {
+      // A dropped connection keeps the same submissionId, so sending again replays instead of duplicating.
+      const next = await saleAction(previous, payload)
+        .catch((): SaleActionState => ({
+          ok: false,
+          fieldErrors: {},
+          message: userMessageFor("not_confirmed"),
+        }))
+        .finally(() => {
+          busy.current = false;
+        });
+      outcomeArrivedRef.current = true;
+      const fieldErrors = next.ok
+        ? "fieldErrors" in next.data
+          ? next.data.fieldErrors
+          : {}
+        : next.fieldErrors;
+      for (const field of SALE_FIELDS) {
+        if (fieldErrors[field]) setError(field, { type: "server", message: fieldErrors[field] });
+      }
+      if (next.ok && next.data.status !== "known-customer") {
+        const sale = next.data;
+        // A refused sale is fixed and sent as a new submission; a failed one (nothing sent) keeps its id. An
+        // accepted one leaves the form empty for the next customer, its outcome shown above.
+        if (sale.status === "rejected") setSubmissionId(newSubmissionId());
+        if (sale.status === "accepted") {
+          reset(EMPTY_SALE);
+          setSubmissionId(newSubmissionId());
+        }
+        // The id of the sale that was sent, not whatever the field holds by the time the answer arrives.
+        onOutcome?.({
+          submissionId: sale.submissionId,
+          protocol: sale.protocol,
+          status: sale.status,
+          externalId: String(payload.get("externalId") ?? "").trim() || null,
+        });
+      }
+      return next;
+    },
+    INITIAL_ACTION_STATE,
+  );
+
+  // The last answer until the agent dismisses it (an edit, "Nova venda"): plain state, not an action, so that
+  // clearing it never marks the form busy (which would lock the field being typed in).
+  const [dismissed, setDismissed] = useState<SaleActionState | null>(null);
+  const state: SaleActionState = answer === dismissed ? INITIAL_ACTION_STATE : answer;
+  const result = state.ok ? state.data : null;
+  // Sent, answer unknown (or still on its way in another request): the same data may go again under the same
+  // submissionId, never edited data, which the ledger would answer with the first sale's outcome.
+  const notConfirmed = !state.ok && state.message === userMessageFor("not_confirmed");
+  const sameSaleOnly = notConfirmed || result?.status === "pending";
+  // An unknown sale must not go again, so its data stays as sent until the agent starts a new sale.
+  const locked = pending || result?.status === "unknown" || sameSaleOnly;
+  // A portal's prefill is for the next customer: it waits while a sale is on its way or must not be touched.
+  // Nor while the agent corrects a refused or failed sale: only a form nobody has touched since it was (re)started.
+  const openToPrefill =
+    !pending && (answer === INITIAL_ACTION_STATE || result?.status === "accepted" || !formState.isDirty);
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    const formElement = event.currentTarget;
+    // Only a press of "Enviar mesmo assim" confirms a known customer, never an Enter in a field.
+    const confirmed = knownCustomerConfirmed.current;
+    knownCustomerConfirmed.current = false;
+    void form.handleSubmit(() => {
+      // A second click or Enter while the first is on its way does nothing.
+      if (busy.current) return;
+      busy.current = true;
+      const formData = new FormData(formElement);
+      if (confirmed) formData.set("knownCustomer", "confirmed");
+      startTransition(() => dispatch(formData));
+    }, focusFirstError)(event);
+  };
+
+  // The outcome describes the data it was given: any edit makes it stale, so it goes, with the provider's marks
+  // on the fields (the fix is sent as a new submission).
+  const clearOutcome = () => {
+    if (locked || (state.ok === false && !state.message)) return;
+    for (const field of SALE_FIELDS) {
+      if (formState.errors[field]?.type === "server") clearErrors(field);
+    }
+    setDismissed(answer);
+  };
+
+  /** "Nova venda": an empty form under a new submission id, the last answer gone. */
+  const startNewSale = () => {
+    reset(EMPTY_SALE);
+    setSubmissionId(newSubmissionId());
+    setDismissed(answer);
+  };
+
+  return {
+    submissionId,
+    state,
+    result,
+    pending,
+    sameSaleOnly,
+    locked,
+    openToPrefill,
+    outcomeArrivedRef,
+    submit,
+    clearOutcome,
+    startNewSale,
+    /** "Enviar mesmo assim": the next submit confirms the known customer. */
+    confirmKnownCustomer: () => {
+      knownCustomerConfirmed.current = true;
+    },
+  };
+}
