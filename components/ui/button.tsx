@@ -3,18 +3,6 @@ import type { ComponentProps } from "react";
 export type ButtonVariant = "primary" | "secondary" | "brand-outline";
 export type ButtonSize = "sm" | "md" | "lg";
 
-const VARIANTS: Record<ButtonVariant, string> = {
-  primary: "bg-brand-700 text-white hover:bg-brand-800",
-  secondary: "border border-slate-300 bg-white text-slate-800 hover:bg-slate-50",
-  "brand-outline": "border border-brand-700 bg-white text-brand-800 hover:bg-brand-50",
-};
-
-const SIZES: Record<ButtonSize, string> = {
-  sm: "px-4 py-2 text-sm",
-  md: "px-4 py-2",
-  lg: "px-5 py-2.5",
-};
-
 export interface ButtonStyle {
   variant?: ButtonVariant;
   size?: ButtonSize;
@@ -23,18 +11,11 @@ export interface ButtonStyle {
 }
 
 /**
- * The app's one button look, for a `<button>` or anything drawn as one (a link: "Voltar"). The focus ring shows
- * for the keyboard only; a disabled button fades.
+ * The app's one button look, for a `<button>` or anything drawn as one (a link: "Voltar"); the classes are in
+ * app/globals.css. The focus ring shows for the keyboard only; a disabled button fades.
  */
 export function buttonClass({ variant = "primary", size = "md", block = false }: ButtonStyle = {}): string {
-  return [
-    "rounded-md text-center font-medium focus:outline-none focus-visible:ring-2 focus-visible:ring-brand-600 focus-visible:ring-offset-2 disabled:opacity-70",
-    VARIANTS[variant],
-    SIZES[size],
-    block ? "block w-full" : "",
-  ]
-    .filter(Boolean)
-    .join(" ");
+  return `btn btn-${variant}${size === "md" ? "" : ` btn-${size}`}${block ? " block w-full" : ""}`;
 }
 
 /** A `<button>` (type="button" unless told otherwise) in the app's look. */
