@@ -39,10 +39,16 @@ function isServerOnlyModule(path) {
   return serverOnlyCache.get(path);
 }
 
+// Client-safe modules sized for the server, each with the part of it made for the browser (the page budget).
+const SERVER_SIZED = new Map([
+  [join(root, "lib/errors/index.ts"), "lib/errors/embed or lib/errors/not-confirmed"],
+]);
+
 /**
  * Client code (a "use client" module, or anything in lib/validation, which the browser runs too) imports nothing
- * that runs only on the server: no module marked server-only and no server package. Type-only imports are
- * erased and allowed; server actions ("use server" modules) are how a client calls the server, and allowed.
+ * that runs only on the server: no module marked server-only and no server package; nor a whole table it needs
+ * a part of (SERVER_SIZED). Type-only imports are erased and allowed; server actions ("use server" modules) are
+ * how a client calls the server, and allowed.
  */
 const clientBoundary = {
   meta: {
@@ -50,6 +56,8 @@ const clientBoundary = {
     messages: {
       serverOnly:
         "{{where}} runs in the browser: it cannot import {{source}}, which runs only on the server.",
+      serverSized:
+        "{{where}} runs in the browser: {{source}} would carry the server's whole table to it; import {{part}}.",
     },
     schema: [],
   },
@@ -75,6 +83,13 @@ const clientBoundary = {
           ? isServerOnlyModule(path)
           : SERVER_PACKAGES.some((pattern) => pattern.test(source));
         if (serverOnly) context.report({ node, messageId: "serverOnly", data: { where, source } });
+        else if (SERVER_SIZED.has(path)) {
+          context.report({
+            node,
+            messageId: "serverSized",
+            data: { where, source, part: SERVER_SIZED.get(path) },
+          });
+        }
       },
     };
   },

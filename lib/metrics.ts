@@ -11,7 +11,7 @@ import {
 
 /**
  * What the app counts for Prometheus (`GET /api/metrics`, behind METRICS_TOKEN). Every label takes its values from
- * a fixed list written here or from the error vocabulary (lib/errors.ts): never a customer's data, an id or a
+ * a fixed list written here or from the error vocabulary (lib/errors): never a customer's data, an id or a
  * path, so the number of series stays bounded whatever the traffic.
  */
 

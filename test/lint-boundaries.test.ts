@@ -32,6 +32,12 @@ describe("the layers, as lint rules", () => {
       "partner-sales/client-boundary",
     ],
     [
+      "a client component takes the whole error table for one message",
+      "components/sale-form/widget.tsx",
+      '"use client";\nimport { userMessageFor } from "@/lib/errors";\nexport const x = userMessageFor("not_confirmed");\n',
+      "partner-sales/client-boundary",
+    ],
+    [
       "lib/validation imports the configuration",
       "lib/validation/widget.ts",
       'import { getConfig } from "@/lib/env";\nexport const x = getConfig;\n',
@@ -87,6 +93,11 @@ describe("the layers, as lint rules", () => {
       "a page reads through lib/dal and names a database type",
       "app/(sales)/widget/page.tsx",
       'import { listPlans } from "@/lib/dal/plans";\nimport type { SaleStatus } from "@/lib/db/schema";\nexport default function Page() { const s: SaleStatus | null = null; return String(listPlans.length) + String(s); }\n',
+    ],
+    [
+      "a client component names the error table's types and takes the frame's messages",
+      "components/embed/widget.tsx",
+      '"use client";\nimport type { ErrorBody } from "@/lib/errors";\nimport { EMBED_ERROR_MESSAGES } from "@/lib/errors/embed";\nexport const x: ErrorBody | string = EMBED_ERROR_MESSAGES.token_expired;\n',
     ],
     [
       "lib/validation imports its own kind",

@@ -2,7 +2,7 @@
 
 import { useEffect, type ReactNode } from "react";
 import type { AppearanceWarning } from "@/lib/embed-appearance";
-import { userMessageFor, type EmbedErrorCode } from "@/lib/errors";
+import { EMBED_ERROR_MESSAGES, type EmbedErrorCode } from "@/lib/errors/embed";
 import { FrameReport } from "./frame-report";
 import { Notice } from "@/components/ui/notice";
 
@@ -32,7 +32,7 @@ export function EmbedProblem({
   return (
     <FrameReport allowedOrigins={allowedOrigins} problem={code} warnings={warnings} className="p-3">
       <Notice tone="error" as="div" className="text-sm">
-        <p>{userMessageFor(code)}</p>
+        <p>{EMBED_ERROR_MESSAGES[code]}</p>
         {action ? <p className="mt-2 font-medium">{action}</p> : null}
       </Notice>
     </FrameReport>

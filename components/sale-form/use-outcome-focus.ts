@@ -3,7 +3,6 @@
 import { useEffect, useRef, type RefObject } from "react";
 import type { UseFormSetFocus } from "react-hook-form";
 import type { SaleActionState } from "@/lib/actions/sales";
-import { userMessageFor } from "@/lib/errors";
 import type { SaleField, SaleFormValues } from "@/lib/validation/sale";
 
 export interface OutcomeTargets {
@@ -43,10 +42,7 @@ export function useOutcomeFocus({
     arrivedRef.current = false;
     if (!state.ok) {
       if (focusFirstError(state.fieldErrors)) return;
-      (state.message === userMessageFor("not_confirmed")
-        ? submitButtonRef.current
-        : messageRef.current
-      )?.focus();
+      (state.error === "not_confirmed" ? submitButtonRef.current : messageRef.current)?.focus();
       return;
     }
     panelHeadingRef.current?.parentElement?.scrollIntoView({ block: "nearest" });

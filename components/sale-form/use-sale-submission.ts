@@ -4,7 +4,7 @@ import { startTransition, useActionState, useRef, useState, type FormEvent } fro
 import type { UseFormReturn } from "react-hook-form";
 import type { SaleActionState } from "@/lib/actions/sales";
 import { INITIAL_ACTION_STATE } from "@/lib/action-state";
-import { userMessageFor } from "@/lib/errors";
+import { NOT_CONFIRMED_MESSAGE } from "@/lib/errors/not-confirmed";
 import {
   EMPTY_SALE,
   SALE_FIELDS,
@@ -56,8 +56,9 @@ export function useSaleSubmission({
       const next = await saleAction(previous, payload)
         .catch((): SaleActionState => ({
           ok: false,
+          error: "not_confirmed",
           fieldErrors: {},
-          message: userMessageFor("not_confirmed"),
+          message: NOT_CONFIRMED_MESSAGE,
         }))
         .finally(() => {
           busy.current = false;
@@ -100,7 +101,7 @@ export function useSaleSubmission({
   const result = state.ok ? state.data : null;
   // Sent, answer unknown (or still on its way in another request): the same data may go again under the same
   // submissionId, never edited data, which the ledger would answer with the first sale's outcome.
-  const notConfirmed = !state.ok && state.message === userMessageFor("not_confirmed");
+  const notConfirmed = !state.ok && state.error === "not_confirmed";
   const sameSaleOnly = notConfirmed || result?.status === "pending";
   // An unknown sale must not go again, so its data stays as sent until the agent starts a new sale.
   const locked = pending || result?.status === "unknown" || sameSaleOnly;

@@ -24,7 +24,12 @@ export async function submitSaleAction(
     knownCustomerConfirmed: formData.get("knownCustomer") === "confirmed",
   });
   if (sold.ok) return { ok: true, data: sold.result, message: null };
-  return { ok: false, fieldErrors: sold.fieldErrors ?? {}, message: userMessageFor(sold.code) };
+  return {
+    ok: false,
+    error: sold.code,
+    fieldErrors: sold.fieldErrors ?? {},
+    message: userMessageFor(sold.code),
+  };
 }
 
 /**

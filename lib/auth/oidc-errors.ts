@@ -1,6 +1,6 @@
 /**
  * Why a sign-in through the partner's identity provider (OIDC) did not end in a session, and what the sign-in page
- * says for each. Apart from lib/errors.ts, whose table the sale form and the frame carry to the browser: only the
+ * says for each. Apart from lib/errors, part of which the sale form and the frame carry to the browser: only the
  * sign-in page, rendered on the server, reads these.
  */
 export type OidcErrorCode =

@@ -16,7 +16,7 @@ export interface UpstreamRequestMessage {
 }
 
 export interface TokenExchangeMessage {
-  /** `ok`, or the error code of the failure (lib/errors.ts). */
+  /** `ok`, or the error code of the failure (lib/errors). */
   result: string;
 }
 

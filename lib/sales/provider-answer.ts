@@ -45,7 +45,7 @@ function unknownReason(facts: AnswerFacts, timeoutMs: number): string {
   }
 }
 
-/** Why nothing reached the provider: the `failed` outcome's error code (lib/errors.ts). */
+/** Why nothing reached the provider: the `failed` outcome's error code (lib/errors). */
 function failureReason(code: string | null): string {
   switch (code) {
     case "partner_api.invalid_client":

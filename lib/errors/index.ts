@@ -2,7 +2,15 @@
  * The one error vocabulary: a stable code for programs, the HTTP status it answers and what a person reads
  * (pt-BR). Routes, actions, the body limits and the sale outcomes all choose their words here, so internals never
  * leak into a response and one condition reads the same everywhere. Client-safe: plain data, no server import.
+ * The messages the browser shows by itself live beside it (embed.ts, not-confirmed.ts), so that a page carries
+ * those and not this whole table.
  */
+import { EMBED_ERROR_MESSAGES, type EmbedErrorCode } from "./embed";
+import { NOT_CONFIRMED_MESSAGE } from "./not-confirmed";
+
+export { EMBED_ERROR_CODES, isEmbedErrorCode, type EmbedErrorCode } from "./embed";
+export { NOT_CONFIRMED_MESSAGE } from "./not-confirmed";
+
 export type RequestErrorCode =
   | "unauthorized"
   | "invalid_credentials"
@@ -16,23 +24,13 @@ export type RequestErrorCode =
   | "idempotency_key_in_use"
   | "stale_form"
   | "not_confirmed"
-  | "service_unavailable"
   | "busy"
-  | "token_invalid"
-  | "token_misaddressed"
-  | "token_expired"
-  | "token_replayed"
-  | "token_account_disabled"
-  | "token_sign_in_off"
-  | "token_not_framed"
-  | "token_in_url"
-  | "token_unavailable"
   | "password_sign_in_off"
   | "sign_in_unavailable"
-  | "session_missing"
-  | "session_cookie_blocked"
   | "metrics_token_required"
-  | "metrics_off";
+  | "metrics_off"
+  // What the frame shows and tells its portal (./embed.ts): the portal token's, the session's, service_unavailable.
+  | EmbedErrorCode;
 
 /** Why a sale could not reach the provider (recorded as the `failed` outcome's detail). */
 export type PartnerApiErrorCode =
@@ -79,49 +77,18 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
   },
   idempotency_key_in_use: { status: 409, message: "Esta Idempotency-Key pertence a outra venda." },
   stale_form: { status: 409, message: "Formulário desatualizado: recarregue a página." },
-  not_confirmed: {
-    status: 503,
-    message:
-      "Não foi possível confirmar o envio. Envie novamente: se a venda já tiver sido registrada, ela não será duplicada.",
-  },
-  service_unavailable: {
-    status: 503,
-    message:
-      "Serviço temporariamente indisponível. Nada foi perdido: tente novamente em instantes (a mesma venda não é duplicada).",
-  },
+  not_confirmed: { status: 503, message: NOT_CONFIRMED_MESSAGE },
+  service_unavailable: { status: 503, message: EMBED_ERROR_MESSAGES.service_unavailable },
   busy: { status: 503, message: "Muitos acessos neste momento. Tente novamente em alguns segundos." },
-  token_invalid: {
-    status: 401,
-    message: "Acesso recusado: a assinatura do portal não confere. Avise o suporte do portal.",
-  },
-  token_misaddressed: {
-    status: 401,
-    message:
-      "Acesso recusado: ele não foi emitido para o Partner Sales ou vem de um portal não cadastrado. Avise o suporte do portal.",
-  },
-  token_expired: { status: 401, message: "O acesso expirou. Abra a venda novamente pelo portal." },
-  token_replayed: { status: 401, message: "Este acesso já foi usado. Abra a venda novamente pelo portal." },
-  token_account_disabled: {
-    status: 403,
-    message: "Acesso pelo portal indisponível para esta conta. Fale com o seu supervisor.",
-  },
-  token_sign_in_off: {
-    status: 404,
-    message: "O acesso pelo portal não está configurado neste Partner Sales. Avise o suporte do portal.",
-  },
-  token_not_framed: {
-    status: 403,
-    message: "Este acesso só funciona dentro do portal do parceiro. Abra a venda novamente pelo portal.",
-  },
-  token_in_url: {
-    status: 400,
-    message:
-      "Acesso recusado: o portal enviou o acesso no endereço da página, o que não é mais aceito por segurança. Avise o suporte do portal para atualizar a integração.",
-  },
-  token_unavailable: {
-    status: 401,
-    message: "O portal não entregou o acesso. Abra a venda novamente pelo portal.",
-  },
+  token_invalid: { status: 401, message: EMBED_ERROR_MESSAGES.token_invalid },
+  token_misaddressed: { status: 401, message: EMBED_ERROR_MESSAGES.token_misaddressed },
+  token_expired: { status: 401, message: EMBED_ERROR_MESSAGES.token_expired },
+  token_replayed: { status: 401, message: EMBED_ERROR_MESSAGES.token_replayed },
+  token_account_disabled: { status: 403, message: EMBED_ERROR_MESSAGES.token_account_disabled },
+  token_sign_in_off: { status: 404, message: EMBED_ERROR_MESSAGES.token_sign_in_off },
+  token_not_framed: { status: 403, message: EMBED_ERROR_MESSAGES.token_not_framed },
+  token_in_url: { status: 400, message: EMBED_ERROR_MESSAGES.token_in_url },
+  token_unavailable: { status: 401, message: EMBED_ERROR_MESSAGES.token_unavailable },
   password_sign_in_off: {
     status: 404,
     message: "A entrada com e-mail e senha está desativada. Use o botão de entrada da sua empresa.",
@@ -130,16 +97,8 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
     status: 503,
     message: "Não foi possível entrar agora. Tente novamente em instantes; se continuar, avise o suporte.",
   },
-  session_missing: {
-    status: 401,
-    message:
-      "Você não está conectado. Abra a venda novamente pelo portal ou entre pela página de entrada do Partner Sales.",
-  },
-  session_cookie_blocked: {
-    status: 401,
-    message:
-      "Seu navegador não guardou a sessão dentro do portal porque bloqueia cookies de terceiros. Use o Partner Sales em uma nova aba ou permita cookies para este site.",
-  },
+  session_missing: { status: 401, message: EMBED_ERROR_MESSAGES.session_missing },
+  session_cookie_blocked: { status: 401, message: EMBED_ERROR_MESSAGES.session_cookie_blocked },
   metrics_token_required: {
     status: 401,
     message: "Métricas só com o token de métricas: envie Authorization: Bearer <METRICS_TOKEN>.",
@@ -152,31 +111,6 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
   "partner_api.token_unavailable": { status: 502, message: SERVICE_UNAVAILABLE },
   "partner_api.unreachable": { status: 502, message: SERVICE_UNAVAILABLE },
 };
-
-/**
- * Every code /embed may post to its portal as `partner-sales:error`: the README's table and public/embed.d.ts
- * list these, and test/embed-declarations.ts fails the type-check when the declarations drift from this list.
- */
-export const EMBED_ERROR_CODES = [
-  "token_invalid",
-  "token_misaddressed",
-  "token_expired",
-  "token_replayed",
-  "token_account_disabled",
-  "token_sign_in_off",
-  "token_not_framed",
-  "token_in_url",
-  "token_unavailable",
-  "session_missing",
-  "session_cookie_blocked",
-  "service_unavailable",
-] as const satisfies readonly RequestErrorCode[];
-
-export type EmbedErrorCode = (typeof EMBED_ERROR_CODES)[number];
-
-export function isEmbedErrorCode(code: unknown): code is EmbedErrorCode {
-  return (EMBED_ERROR_CODES as readonly unknown[]).includes(code);
-}
 
 /** Seconds a client should wait before trying again, sent as `Retry-After` with every 503. */
 export const RETRY_AFTER_SECONDS = 5;
