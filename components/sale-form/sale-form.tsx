@@ -1,7 +1,7 @@
 "use client";
 
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useMemo, useRef, type KeyboardEvent } from "react";
+import { useMemo, type KeyboardEvent } from "react";
 import { useForm, useWatch } from "react-hook-form";
 import { buttonClass } from "@/components/ui/button";
 import { FormField, inputClassName } from "@/components/ui/form-field";
@@ -11,7 +11,6 @@ import { SALE_FIELD_MASKS } from "@/lib/masks";
 import {
   createSaleSchema,
   EMPTY_SALE,
-  SALE_FIELDS,
   type SaleField,
   type SaleFormValues,
   type ValidSale,
@@ -58,31 +57,11 @@ export function SaleForm({
   });
   const { register, formState, setFocus, setValue, control } = form;
 
-  const focusFirstError = (errors: Partial<Record<SaleField, unknown>>) => {
-    const first = SALE_FIELDS.find((field) => errors[field]);
-    if (first) setFocus(first);
-    return Boolean(first);
-  };
-
-  const submission = useSaleSubmission({ form, saleAction, initialSubmissionId, onOutcome, focusFirstError });
+  const submission = useSaleSubmission({ form, saleAction, initialSubmissionId, onOutcome });
   const { submissionId, state, result, pending, sameSaleOnly, locked } = submission;
 
-  const panelHeadingRef = useRef<HTMLHeadingElement>(null);
-  const messageRef = useRef<HTMLParagraphElement>(null);
-  const submitButtonRef = useRef<HTMLButtonElement>(null);
-  const newSaleButtonRef = useRef<HTMLButtonElement>(null);
-  const focusCpfWhenCleared = useOutcomeFocus({
-    state,
-    result,
-    pending,
-    arrivedRef: submission.outcomeArrivedRef,
-    panelHeadingRef,
-    messageRef,
-    submitButtonRef,
-    newSaleButtonRef,
-    focusFirstError,
-    setFocus,
-  });
+  const { panelHeadingRef, messageRef, submitButtonRef, newSaleButtonRef, focusCpfWhenCleared } =
+    useOutcomeFocus(submission, setFocus);
   usePortalPrefill(prefill, submission.openToPrefill, setValue);
 
   // Enter sends the sale from every field: a select does not submit its form by itself.

@@ -1,42 +1,25 @@
 "use client";
 
-import { useEffect, useRef, type RefObject } from "react";
+import { useEffect, useRef } from "react";
 import type { UseFormSetFocus } from "react-hook-form";
-import type { SaleActionState } from "@/lib/actions/sales";
-import type { SaleField, SaleFormValues } from "@/lib/validation/sale";
-
-export interface OutcomeTargets {
-  panelHeadingRef: RefObject<HTMLHeadingElement | null>;
-  messageRef: RefObject<HTMLParagraphElement | null>;
-  submitButtonRef: RefObject<HTMLButtonElement | null>;
-  newSaleButtonRef: RefObject<HTMLButtonElement | null>;
-}
+import type { SaleFormValues } from "@/lib/validation/sale";
+import type { SaleSubmission } from "./use-sale-submission";
 
 /**
  * Where the agent's next key belongs after each answer, with the outcome in view: the next customer's CPF after
  * an accepted sale, the field the provider refused, "Enviar de novo" when nothing was sent, "Nova venda" after an
- * unknown one; otherwise the outcome's heading. Returns what "Nova venda" calls: CPF once the outcome is gone.
+ * unknown one; otherwise the outcome's heading. The form puts the refs on those elements; `focusCpfWhenCleared`
+ * is for "Nova venda": CPF once the outcome is gone.
  */
-export function useOutcomeFocus({
-  state,
-  result,
-  pending,
-  arrivedRef,
-  panelHeadingRef,
-  messageRef,
-  submitButtonRef,
-  newSaleButtonRef,
-  focusFirstError,
-  setFocus,
-}: OutcomeTargets & {
-  state: SaleActionState;
-  result: unknown;
-  pending: boolean;
-  /** Set by the submission when an answer arrives; taken here. */
-  arrivedRef: RefObject<boolean>;
-  focusFirstError: (errors: Partial<Record<SaleField, unknown>>) => boolean;
-  setFocus: UseFormSetFocus<SaleFormValues>;
-}): () => void {
+export function useOutcomeFocus(
+  { state, result, pending, outcomeArrivedRef: arrivedRef, focusFirstError }: SaleSubmission,
+  setFocus: UseFormSetFocus<SaleFormValues>,
+) {
+  const panelHeadingRef = useRef<HTMLHeadingElement>(null);
+  const messageRef = useRef<HTMLParagraphElement>(null);
+  const submitButtonRef = useRef<HTMLButtonElement>(null);
+  const newSaleButtonRef = useRef<HTMLButtonElement>(null);
+
   useEffect(() => {
     if (pending || !arrivedRef.current) return;
     arrivedRef.current = false;
@@ -76,7 +59,13 @@ export function useOutcomeFocus({
     setFocus("customerDocument");
   }, [result, setFocus]);
 
-  return () => {
-    focusCpfWhenCleared.current = true;
+  return {
+    panelHeadingRef,
+    messageRef,
+    submitButtonRef,
+    newSaleButtonRef,
+    focusCpfWhenCleared: () => {
+      focusCpfWhenCleared.current = true;
+    },
   };
 }

@@ -25,6 +25,8 @@ export type OutcomeReport = (outcome: {
   externalId: string | null;
 }) => void;
 
+export type SaleSubmission = ReturnType<typeof useSaleSubmission>;
+
 /**
  * One sale's trip to the server: the submission id it goes under (kept for a resend, new after an accepted or
  * refused sale), the server action's answer mapped onto the fields, the guard against a second press while it is
@@ -35,15 +37,20 @@ export function useSaleSubmission({
   saleAction,
   initialSubmissionId,
   onOutcome,
-  focusFirstError,
 }: {
   form: UseFormReturn<SaleFormValues, unknown, ValidSale>;
   saleAction: SaleAction;
   initialSubmissionId: string;
   onOutcome: OutcomeReport | undefined;
-  focusFirstError: (errors: Partial<Record<SaleField, unknown>>) => boolean;
 }) {
-  const { setError, reset, clearErrors, formState } = form;
+  const { setError, reset, clearErrors, setFocus, formState } = form;
+
+  /** The first field with an error, in the form's order (not the order fields registered in), takes the focus. */
+  const focusFirstError = (errors: Partial<Record<SaleField, unknown>>) => {
+    const first = SALE_FIELDS.find((field) => errors[field]);
+    if (first) setFocus(first);
+    return Boolean(first);
+  };
   const [submissionId, setSubmissionId] = useState(initialSubmissionId);
   const busy = useRef(false);
   /** Set when an answer arrives, taken by the focus that follows it (useOutcomeFocus). */
@@ -151,6 +158,7 @@ export function useSaleSubmission({
     locked,
     openToPrefill,
     outcomeArrivedRef,
+    focusFirstError,
     submit,
     clearOutcome,
     startNewSale,
