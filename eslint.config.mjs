@@ -47,8 +47,10 @@ const SERVER_SIZED = new Map([
 /**
  * Client code (a "use client" module, or anything in lib/validation, which the browser runs too) imports nothing
  * that runs only on the server: no module marked server-only and no server package; nor a whole table it needs
- * a part of (SERVER_SIZED). Type-only imports are erased and allowed; server actions ("use server" modules) are
- * how a client calls the server, and allowed.
+ * a part of (SERVER_SIZED): by import, export from or import(). Type-only imports are erased and allowed; server
+ * actions ("use server" modules) are how a client calls the server, and allowed. A rule sees one file: a shared
+ * module without "use client" that client code imports is checked by the build (server-only throws) and the
+ * page budget (e2e/page-weight.spec.ts).
  */
 const clientBoundary = {
   meta: {
@@ -70,27 +72,35 @@ const clientBoundary = {
     const validation = file.startsWith(join(root, "lib/validation/"));
     if (!useClient && !validation) return {};
     const where = useClient ? "A client component" : "lib/validation";
+    /** A module this file loads at run time (an import, an export from, an import()). */
+    function check(node, sourceNode) {
+      if (sourceNode?.type !== "Literal") return;
+      const source = String(sourceNode.value);
+      const path = resolveImport(source, file);
+      const serverOnly = path
+        ? isServerOnlyModule(path)
+        : SERVER_PACKAGES.some((pattern) => pattern.test(source));
+      if (serverOnly) context.report({ node, messageId: "serverOnly", data: { where, source } });
+      else if (SERVER_SIZED.has(path)) {
+        context.report({
+          node,
+          messageId: "serverSized",
+          data: { where, source, part: SERVER_SIZED.get(path) },
+        });
+      }
+    }
+    const typeOnly = (node) =>
+      node.importKind === "type" ||
+      node.exportKind === "type" ||
+      (node.specifiers?.length > 0 &&
+        node.specifiers.every(
+          (specifier) => specifier.importKind === "type" || specifier.exportKind === "type",
+        ));
     return {
-      ImportDeclaration(node) {
-        const typeOnly =
-          node.importKind === "type" ||
-          (node.specifiers.length > 0 &&
-            node.specifiers.every((specifier) => specifier.importKind === "type"));
-        if (typeOnly) return;
-        const source = String(node.source.value);
-        const path = resolveImport(source, file);
-        const serverOnly = path
-          ? isServerOnlyModule(path)
-          : SERVER_PACKAGES.some((pattern) => pattern.test(source));
-        if (serverOnly) context.report({ node, messageId: "serverOnly", data: { where, source } });
-        else if (SERVER_SIZED.has(path)) {
-          context.report({
-            node,
-            messageId: "serverSized",
-            data: { where, source, part: SERVER_SIZED.get(path) },
-          });
-        }
-      },
+      ImportDeclaration: (node) => typeOnly(node) || check(node, node.source),
+      ExportNamedDeclaration: (node) => typeOnly(node) || check(node, node.source),
+      ExportAllDeclaration: (node) => typeOnly(node) || check(node, node.source),
+      ImportExpression: (node) => check(node, node.source),
     };
   },
 };

@@ -38,6 +38,18 @@ describe("the layers, as lint rules", () => {
       "partner-sales/client-boundary",
     ],
     [
+      "a client component passes the whole error table on",
+      "components/widget.ts",
+      '"use client";\nexport { userMessageFor } from "@/lib/errors";\n',
+      "partner-sales/client-boundary",
+    ],
+    [
+      "a client component loads the database on demand",
+      "components/widget.tsx",
+      '"use client";\nexport const load = () => import("@/lib/db");\n',
+      "partner-sales/client-boundary",
+    ],
+    [
       "lib/validation imports the configuration",
       "lib/validation/widget.ts",
       'import { getConfig } from "@/lib/env";\nexport const x = getConfig;\n',
@@ -98,6 +110,11 @@ describe("the layers, as lint rules", () => {
       "a client component names the error table's types and takes the frame's messages",
       "components/embed/widget.tsx",
       '"use client";\nimport type { ErrorBody } from "@/lib/errors";\nimport { EMBED_ERROR_MESSAGES } from "@/lib/errors/embed";\nexport const x: ErrorBody | string = EMBED_ERROR_MESSAGES.token_expired;\n',
+    ],
+    [
+      "a client component passes a server type on",
+      "components/widget.ts",
+      '"use client";\nexport type { ErrorBody } from "@/lib/errors";\n',
     ],
     [
       "lib/validation imports its own kind",
