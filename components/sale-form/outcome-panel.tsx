@@ -1,14 +1,15 @@
 import type { ReactNode, Ref } from "react";
+import { noticeClass, type NoticeTone } from "@/components/ui/notice";
 import type { KnownCustomer } from "@/lib/dal/sales";
 import type { SaleResult } from "@/lib/sales/sale-result";
 
-const TONE: Record<SaleResult["status"] | KnownCustomer["status"], string> = {
-  accepted: "border-emerald-300 bg-emerald-50 text-emerald-900",
-  rejected: "border-red-300 bg-red-50 text-red-900",
-  failed: "border-amber-300 bg-amber-50 text-amber-950",
-  unknown: "border-amber-300 bg-amber-50 text-amber-950",
-  pending: "border-sky-300 bg-sky-50 text-sky-900",
-  "known-customer": "border-amber-300 bg-amber-50 text-amber-950",
+const TONE: Record<SaleResult["status"] | KnownCustomer["status"], NoticeTone> = {
+  accepted: "success",
+  rejected: "error",
+  failed: "warning",
+  unknown: "warning",
+  pending: "progress",
+  "known-customer": "warning",
 };
 
 /**
@@ -30,7 +31,7 @@ export function OutcomePanel({
     <div
       role={result.status === "accepted" ? "status" : "alert"}
       data-status={result.status}
-      className={`scroll-mt-4 rounded-md border px-4 py-3 ${TONE[result.status]}`}
+      className={`scroll-mt-4 ${noticeClass(TONE[result.status])}`}
     >
       <h2 ref={headingRef} tabIndex={-1} className="font-semibold focus:outline-none">
         {known

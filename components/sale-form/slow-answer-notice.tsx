@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
+import { noticeClass } from "@/components/ui/notice";
 
 const QUIET_SECONDS = 3;
 
@@ -19,7 +20,7 @@ export function SlowAnswerNotice() {
   return (
     <div role="status" className="empty:hidden">
       {seconds >= QUIET_SECONDS ? (
-        <p className="rounded-md border border-sky-300 bg-sky-50 px-4 py-3 text-sm text-sky-900">
+        <p className={`${noticeClass("progress")} text-sm`}>
           O fornecedor está demorando a responder. Mantenha o cliente na linha e não feche esta página: a
           resposta aparece aqui. <span aria-hidden="true">({seconds} s)</span>
         </p>

@@ -2,6 +2,7 @@
 
 import type { ReactNode } from "react";
 import { Button } from "./button";
+import { panelClass } from "./panel";
 
 /** What an error boundary shows: what happened, in pt-BR, and a way to try again. */
 export function ErrorNotice({
@@ -14,7 +15,7 @@ export function ErrorNotice({
   reset: () => void;
 }) {
   return (
-    <div role="alert" className="rounded-lg border border-red-200 bg-white p-6 shadow-sm">
+    <div role="alert" className={`${panelClass()} border-red-200`}>
       <h1 className="text-xl font-semibold">{title}</h1>
       <p className="mt-2 text-slate-700">{children}</p>
       <Button onClick={reset} className="mt-4">

@@ -5,6 +5,7 @@ import { AgentTable } from "./_components/agent-table";
 import { formatCount } from "./_components/figures";
 import { PeriodCards } from "./_components/period-cards";
 import { SalesChart } from "./_components/sales-chart";
+import { noticeClass } from "@/components/ui/notice";
 import { readDashboard } from "@/lib/dal/dashboard";
 import { requireAgent } from "@/lib/dal/session";
 import { isPeriod } from "@/lib/sales/dashboard";
@@ -24,13 +25,7 @@ export default async function DashboardPage({ searchParams }: PageProps<"/dashbo
       <h1 id="dashboard-title" className="text-2xl font-semibold">
         Painel
       </h1>
-      <p
-        className={
-          dashboard.unknownToSettle > 0
-            ? "rounded-lg border border-amber-300 bg-amber-50 p-4 text-amber-950"
-            : "rounded-lg border border-slate-200 bg-white p-4 text-slate-700"
-        }
-      >
+      <p className={noticeClass(dashboard.unknownToSettle > 0 ? "warning" : "info")}>
         {dashboard.unknownToSettle === 0 ? (
           "Nenhuma venda a confirmar."
         ) : (

@@ -4,10 +4,12 @@ import { HistoryFilterForm } from "./_components/history-filter-form";
 import { HistoryPagination } from "./_components/history-pagination";
 import { SalesTable } from "./_components/sales-table";
 import { StatusChips } from "./_components/status-chips";
+import { noticeClass } from "@/components/ui/notice";
 import { appTimeZone } from "@/lib/dal/sales";
 import { agentOptions, readHistoryPage, SEARCH_COUNT_CAP } from "@/lib/dal/sales-history";
 import { requireAgent } from "@/lib/dal/session";
 import { historyQuery, parseHistoryView, type HistoryParam } from "@/lib/sales/history-filter";
+import { panelClass } from "@/components/ui/panel";
 
 export const metadata: Metadata = { title: "Vendas" };
 
@@ -40,7 +42,7 @@ export default async function SalesPage({ searchParams }: PageProps<"/sales">) {
         </a>
       </div>
       {otherProblems.length > 0 ? (
-        <div className="rounded-lg border border-amber-300 bg-amber-50 p-4 text-sm text-amber-950">
+        <div className={`${noticeClass("warning")} text-sm`}>
           <p className="font-medium">Parte do endereço foi ignorada:</p>
           <ul className="mt-1 list-disc pl-5">
             {otherProblems.map((message) => (
@@ -57,14 +59,14 @@ export default async function SalesPage({ searchParams }: PageProps<"/sales">) {
       />
       <StatusChips filter={filter} counts={history.counts} countCap={SEARCH_COUNT_CAP} />
       {history.pageNotFound ? (
-        <p className="rounded-lg border border-slate-200 bg-white p-6 text-slate-700">
+        <p className={`${panelClass()} text-slate-700`}>
           Esta página da lista não existe: o endereço pode estar incompleto.{" "}
           <Link href={`/sales${historyQuery({ filter })}` as Route} className="text-brand-700 underline">
             Ver as vendas mais recentes
           </Link>
         </p>
       ) : history.sales.length === 0 ? (
-        <p className="rounded-lg border border-slate-200 bg-white p-6 text-slate-600">
+        <p className={`${panelClass()} text-slate-600`}>
           {filtered ? "Nenhuma venda encontrada com este filtro." : "Nenhuma venda por aqui."}
         </p>
       ) : (

@@ -1,6 +1,7 @@
 import { formatIsoDate, STATUS_LABELS } from "@/lib/format";
 import { OUTCOMES, total, type StatusCounts } from "@/lib/sales/dashboard";
 import { formatCount } from "./figures";
+import { panelClass } from "@/components/ui/panel";
 
 // Tailwind's emerald-600, red-600, slate-500 and amber-600: the status badges' hues, dark enough on white.
 const COLORS: Record<(typeof OUTCOMES)[number], string> = {
@@ -34,7 +35,7 @@ export function SalesChart({ days }: { days: { day: string; counts: StatusCounts
   const label = (day: string) => formatIsoDate(day).slice(0, 5);
 
   return (
-    <figure className="space-y-3 rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
+    <figure className={`${panelClass({ compact: true })} space-y-3`}>
       <figcaption className="text-lg font-semibold">Vendas por dia nos últimos 30 dias</figcaption>
       <ul className="flex flex-wrap gap-4 text-sm" aria-label="Legenda">
         {OUTCOMES.map((status) => (

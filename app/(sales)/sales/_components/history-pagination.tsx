@@ -1,5 +1,6 @@
 import type { Route } from "next";
 import Link from "next/link";
+import { buttonClass } from "@/components/ui/button";
 import { historyQuery, type HistoryFilter } from "@/lib/sales/history-filter";
 
 /** "Mais recentes" / "Mais antigas": each continues from the page's first or last sale, under the same filter. */
@@ -13,8 +14,7 @@ export function HistoryPagination({
   olderThan: string | null;
 }) {
   if (!newerThan && !olderThan) return null;
-  const link =
-    "rounded-md border border-slate-300 bg-white px-3 py-1.5 text-brand-700 hover:border-brand-600";
+  const link = buttonClass({ variant: "secondary", size: "sm" });
   return (
     <nav aria-label="Páginas da lista" className="flex justify-between gap-4 text-sm">
       {newerThan ? (

@@ -1,5 +1,6 @@
 import type { SaleDetail } from "@/lib/dal/sales";
 import { FieldList } from "./field-list";
+import { panelClass } from "@/components/ui/panel";
 
 /** For supervisors, collapsed: the names and codes a technician or the provider's support asks for. */
 export function TechnicalDetails({ sale }: { sale: SaleDetail }) {
@@ -12,10 +13,7 @@ export function TechnicalDetails({ sale }: { sale: SaleDetail }) {
     ["partnerSource", sale.request.partnerSource ?? "não enviado"],
   ];
   return (
-    <details
-      data-technical-details
-      className="rounded-lg border border-slate-200 bg-white p-4 text-sm shadow-sm"
-    >
+    <details data-technical-details className={`${panelClass({ compact: true })} text-sm`}>
       <summary className="cursor-pointer font-medium">Detalhes técnicos</summary>
       <FieldList fields={rows} className="mt-3 space-y-2" valueClassName="font-mono break-all" />
     </details>
