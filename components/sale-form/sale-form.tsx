@@ -3,7 +3,7 @@
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useMemo, type KeyboardEvent } from "react";
 import { useForm, useWatch } from "react-hook-form";
-import { buttonClass } from "@/components/ui/button";
+import { Button } from "@/components/ui/button";
 import { FormField, inputClassName } from "@/components/ui/form-field";
 import { Notice } from "@/components/ui/notice";
 import type { PlanOption } from "@/lib/dal/plans";
@@ -84,14 +84,14 @@ export function SaleForm({
   const chosenPlan = plans?.find((plan) => plan.id === chosenPlanId);
 
   const newSale = (primary: boolean) => (
-    <button
-      type="button"
+    <Button
       ref={newSaleButtonRef}
       onClick={startNewSale}
-      className={primary ? PRIMARY_BUTTON : SECONDARY_BUTTON}
+      variant={primary ? "primary" : "secondary"}
+      size="lg"
     >
       Nova venda
-    </button>
+    </Button>
   );
 
   return (
@@ -112,16 +112,15 @@ export function SaleForm({
         <OutcomePanel result={result} headingRef={panelHeadingRef}>
           {result.status === "unknown" ? newSale(true) : null}
           {result.status === "known-customer" ? (
-            <button
-              type="button"
+            <Button
+              size="lg"
               onClick={(event) => {
                 submission.confirmKnownCustomer();
                 event.currentTarget.form?.requestSubmit();
               }}
-              className={PRIMARY_BUTTON}
             >
               Enviar mesmo assim
-            </button>
+            </Button>
           ) : null}
         </OutcomePanel>
       ) : null}
@@ -242,21 +241,21 @@ export function SaleForm({
       {result?.status === "unknown" ? null : (
         <div className="flex flex-wrap gap-3">
           {result?.status === "known-customer" ? null : (
-            <button
+            <Button
               type="submit"
+              size="lg"
               ref={submitButtonRef}
               disabled={pending}
               // Keeps focus in the field on press: its blur would validate it, push this button down with an
               // error line, and the release would land beside the button, losing the click.
               onMouseDown={(event) => event.preventDefault()}
-              className={PRIMARY_BUTTON}
             >
               {pending
                 ? "Enviando venda…"
                 : result?.status === "failed" || sameSaleOnly
                   ? "Enviar de novo"
                   : "Enviar venda"}
-            </button>
+            </Button>
           )}
           {result && result.status !== "accepted" && !pending ? newSale(false) : null}
         </div>
@@ -264,6 +263,3 @@ export function SaleForm({
     </form>
   );
 }
-
-const PRIMARY_BUTTON = buttonClass({ size: "lg" });
-const SECONDARY_BUTTON = buttonClass({ variant: "secondary", size: "lg" });

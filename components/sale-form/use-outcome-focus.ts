@@ -46,7 +46,8 @@ export function useOutcomeFocus(
       default:
         panelHeadingRef.current?.focus();
     }
-    // focusFirstError, setFocus and the refs are stable for the form's life.
+    // Runs for a new answer only: the refs are stable, and focusFirstError and setFocus, though made anew each
+    // render, only ever focus a field.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [state, pending]);
 

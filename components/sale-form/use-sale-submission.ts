@@ -29,7 +29,7 @@ export type SaleSubmission = ReturnType<typeof useSaleSubmission>;
 
 /**
  * One sale's trip to the server: the submission id it goes under (kept for a resend, new after an accepted or
- * refused sale), the server action's answer mapped onto the fields, the guard against a second press while it is
+ * refused sale and for "Nova venda"), the server action's answer mapped onto the fields, the guard against a second press while it is
  * on its way, and what the answer means for the form (locked, open to a portal's prefill).
  */
 export function useSaleSubmission({
