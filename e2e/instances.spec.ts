@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { APIRequestContext } from "@playwright/test";
@@ -11,7 +10,7 @@ import {
 } from "../scripts/test-postgres";
 import { expect, test } from "./fixtures";
 import { startAppInstance, type AppInstance } from "./support/app-instance";
-import { apiSale, sandboxControl, sandboxStats } from "./support/sandbox";
+import { saleInFlight, sandboxControl } from "./support/sandbox";
 import { signedInRequest } from "./support/sign-in-over-http";
 
 // Several app instances on one PostgreSQL, as a call center with a load balancer runs them: started together on
@@ -112,27 +111,6 @@ test.describe("SIGTERM", () => {
     await app?.stop();
     app = agent = undefined;
   });
-
-  /**
-   * Starts a sale the provider holds for 3 s, and waits until the provider has it. `answered` says whether its
-   * answer has come back: a test stopping the server checks it has not, so it never passes without a sale in
-   * flight.
-   */
-  async function saleInFlight(context: APIRequestContext) {
-    await sandboxControl("POST", "latency", { ms: 3_000, target: "sale" });
-    const key = randomUUID();
-    const before = (await sandboxStats()).saleRequests;
-    const answer = context.post("/api/sales", { data: apiSale(), headers: { "Idempotency-Key": key } });
-    let settled = false;
-    const done = () => {
-      settled = true;
-    };
-    answer.then(done, done);
-    await expect
-      .poll(async () => (await sandboxStats()).saleRequests, { timeout: 20_000, intervals: [100] })
-      .toBe(before + 1);
-    return { key, answer, answered: () => settled };
-  }
 
   test("readiness turns 503 at once; the sale in flight is answered and recorded; then the process exits", async () => {
     test.setTimeout(180_000);

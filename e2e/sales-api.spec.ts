@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { expect, test } from "./fixtures";
-import { apiSale, sandboxControl, sandboxStats } from "./support/sandbox";
+import { E2E_UPSTREAM_TIMEOUT_MS } from "./support/environment";
+import { apiSale, saleInFlight, sandboxControl, sandboxStats } from "./support/sandbox";
 
 const body = () => apiSale({ birthDate: "1988-12-01" });
 
@@ -54,16 +55,15 @@ test.describe("POST /api/sales", () => {
   test("answers 409 while the same sale is in flight, and 504 when the provider times out", async ({
     signedIn: page,
   }) => {
-    await sandboxControl("POST", "latency", { ms: 1_000, target: "sale" });
-    const key = randomUUID();
+    // The second request goes once the provider has the first, not after a guessed pause.
     const sale = body();
-    const [first, second] = await Promise.all([
-      page.request.post("/api/sales", { data: sale, headers: { "Idempotency-Key": key } }),
-      new Promise((resolve) => setTimeout(resolve, 300)).then(() =>
-        page.request.post("/api/sales", { data: sale, headers: { "Idempotency-Key": key } }),
-      ),
-    ]);
-    expect([first.status(), second.status()]).toEqual([201, 409]);
+    const first = await saleInFlight(page.request, { data: sale, holdMs: E2E_UPSTREAM_TIMEOUT_MS - 1_000 });
+    const second = await page.request.post("/api/sales", {
+      data: sale,
+      headers: { "Idempotency-Key": first.key },
+    });
+    expect(first.answered(), "the first sale was still on its way").toBe(false);
+    expect([(await first.answer).status(), second.status()]).toEqual([201, 409]);
     // The ledger's word for a sale on its way to the provider, in the API as in the database.
     expect(await second.json()).toMatchObject({ status: "pending", title: "Venda em envio", replay: true });
     expect((await sandboxStats()).saleRequests).toBe(1);

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { EMBED_ERROR_CODES } from "@/lib/errors";
+import { EMBED_ERROR_CODES } from "@/lib/errors/embed";
 
 const readme = readFileSync("README.md", "utf8");
 const section = readme.slice(readme.indexOf("### Events and error codes"), readme.indexOf("### Appearance"));

@@ -3,7 +3,7 @@
 // occur), or drift from what the frame really posts.
 import type { EmbedEvent } from "@/components/embed/parent-channel";
 import type { AppearanceSetting, AppearanceWarningCode } from "@/lib/embed-appearance";
-import type { EmbedErrorCode } from "@/lib/errors";
+import type { EmbedErrorCode } from "@/lib/errors/embed";
 import type { SaleField } from "@/lib/validation/sale";
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

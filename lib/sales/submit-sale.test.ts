@@ -13,7 +13,13 @@ import { sales } from "@/lib/db/schema";
 import { createPartnerApiClient, type PartnerApiClient } from "@/lib/partner-api";
 import type { ValidSale } from "@/lib/validation/sale";
 import type { Stats } from "@/sandbox/state";
-import { control, startSandbox, validSale, type RunningSandbox } from "@/sandbox/test-support";
+import {
+  clientConfigFor,
+  control,
+  startSandbox,
+  validSale,
+  type RunningSandbox,
+} from "@/sandbox/test-support";
 import { testDatabases } from "@/test/databases";
 import { newProtocol, parseProtocol } from "./protocol";
 import { submitSale } from "./submit-sale";
@@ -28,18 +34,7 @@ describe.each(testDatabases)("the sales ledger on $name", ({ open }) => {
   let otherAgentId: string;
 
   const clientFor = (baseUrl: string, timeoutMs = 5_000) =>
-    createPartnerApiClient(
-      {
-        baseUrl,
-        tokenPath: "/core/sso/connect/token",
-        salePath: "/core/financeiro/partnersale",
-        clientId: "sandbox-client",
-        clientSecret: "sandbox-secret",
-        partnerSource: undefined,
-        timeoutMs,
-      },
-      { log: silent },
-    );
+    createPartnerApiClient(clientConfigFor(baseUrl, { timeoutMs }), { log: silent });
   const submit = (submissionId: string, sale: ValidSale, client = api, agent = agentId) =>
     submitSale(
       { db: handle.db, partnerApi: client, partnerSource: "Parceiro" },
