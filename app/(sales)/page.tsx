@@ -4,7 +4,6 @@ import { SaleForm } from "@/components/sale-form/sale-form";
 import { listPlans } from "@/lib/dal/plans";
 import { requireAgent } from "@/lib/dal/session";
 import { submitSaleAction } from "@/lib/actions/sales";
-import { panelClass } from "@/components/ui/panel";
 
 export const metadata: Metadata = { title: "Nova venda" };
 
@@ -15,7 +14,7 @@ export default async function NewSalePage() {
       <h1 id="new-sale-title" className="text-2xl font-semibold">
         Nova venda
       </h1>
-      <div className={panelClass()}>
+      <div className="panel">
         <SaleForm
           plans={listPlans()}
           initialSubmissionId={randomUUID()}

@@ -1,5 +1,5 @@
 import type { ReactNode, Ref } from "react";
-import { noticeClass, type NoticeTone } from "@/components/ui/notice";
+import { Notice, type NoticeTone } from "@/components/ui/notice";
 import type { KnownCustomer } from "@/lib/dal/sales";
 import type { SaleResult } from "@/lib/sales/sale-result";
 
@@ -28,10 +28,13 @@ export function OutcomePanel({
 }) {
   const known = result.status === "known-customer";
   return (
-    <div
+    <Notice
+      as="div"
+      tone={TONE[result.status]}
+      // Every outcome but an accepted sale needs the agent now, a sale on its way (progress) included.
       role={result.status === "accepted" ? "status" : "alert"}
       data-status={result.status}
-      className={`scroll-mt-4 ${noticeClass(TONE[result.status])}`}
+      className="scroll-mt-4"
     >
       <h2 ref={headingRef} tabIndex={-1} className="font-semibold focus:outline-none">
         {known
@@ -73,6 +76,6 @@ export function OutcomePanel({
         </>
       )}
       {children ? <div className="mt-3 flex flex-wrap gap-3">{children}</div> : null}
-    </div>
+    </Notice>
   );
 }

@@ -2,7 +2,6 @@
 
 import type { ReactNode } from "react";
 import { Button } from "./button";
-import { panelClass } from "./panel";
 
 /** What an error boundary shows: what happened, in pt-BR, and a way to try again. */
 export function ErrorNotice({
@@ -15,7 +14,7 @@ export function ErrorNotice({
   reset: () => void;
 }) {
   return (
-    <div role="alert" className={`${panelClass()} border-red-200`}>
+    <div role="alert" className="panel border-red-200">
       <h1 className="text-xl font-semibold">{title}</h1>
       <p className="mt-2 text-slate-700">{children}</p>
       <Button onClick={reset} className="mt-4">

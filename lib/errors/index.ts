@@ -8,8 +8,6 @@
 import { EMBED_ERROR_MESSAGES, type EmbedErrorCode } from "./embed";
 import { NOT_CONFIRMED_MESSAGE } from "./not-confirmed";
 
-export { EMBED_ERROR_CODES, type EmbedErrorCode } from "./embed";
-
 export type RequestErrorCode =
   | "unauthorized"
   | "invalid_credentials"

@@ -8,7 +8,6 @@ import { OidcSignInButton } from "./_components/oidc-sign-in-button";
 import { SignInAlert } from "./_components/sign-in-alert";
 import { SignInForm } from "./_components/sign-in-form";
 import { Notice } from "@/components/ui/notice";
-import { panelClass } from "@/components/ui/panel";
 
 export const metadata: Metadata = { title: "Entrar" };
 
@@ -35,7 +34,7 @@ export default async function SignInPage({ searchParams }: PageProps<"/sign-in">
   const idpSignOut = first(signedOut) === "oidc" && options.oidc ? await idpSignOutUrl() : null;
 
   return (
-    <div className={panelClass()}>
+    <div className="panel">
       <h1 className="text-xl font-semibold text-slate-900">Partner Sales</h1>
       <p className="mt-1 mb-6 text-sm text-slate-600">{introFor(options)}</p>
       {idpSignOut && options.oidc ? (

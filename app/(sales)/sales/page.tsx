@@ -9,7 +9,6 @@ import { appTimeZone } from "@/lib/dal/sales";
 import { agentOptions, readHistoryPage, SEARCH_COUNT_CAP } from "@/lib/dal/sales-history";
 import { requireAgent } from "@/lib/dal/session";
 import { historyQuery, parseHistoryView, type HistoryParam } from "@/lib/sales/history-filter";
-import { panelClass } from "@/components/ui/panel";
 
 export const metadata: Metadata = { title: "Vendas" };
 
@@ -59,14 +58,14 @@ export default async function SalesPage({ searchParams }: PageProps<"/sales">) {
       />
       <StatusChips filter={filter} counts={history.counts} countCap={SEARCH_COUNT_CAP} />
       {history.pageNotFound ? (
-        <p className={`${panelClass()} text-slate-700`}>
+        <p className="panel text-slate-700">
           Esta página da lista não existe: o endereço pode estar incompleto.{" "}
           <Link href={`/sales${historyQuery({ filter })}` as Route} className="text-brand-700 underline">
             Ver as vendas mais recentes
           </Link>
         </p>
       ) : history.sales.length === 0 ? (
-        <p className={`${panelClass()} text-slate-600`}>
+        <p className="panel text-slate-600">
           {filtered ? "Nenhuma venda encontrada com este filtro." : "Nenhuma venda por aqui."}
         </p>
       ) : (

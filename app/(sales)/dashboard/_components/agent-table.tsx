@@ -4,7 +4,6 @@ import type { AgentSummary } from "@/lib/dal/dashboard";
 import { STATUS_LABELS } from "@/lib/format";
 import { OUTCOMES, PERIODS, type Period, type PeriodSummary } from "@/lib/sales/dashboard";
 import { formatCount, formatRate, historyLink } from "./figures";
-import { panelClass } from "@/components/ui/panel";
 
 /** One row per agent who sold in the period, most sales first; the period is picked by link (no script). */
 export function AgentTable({ period, agents }: { period: PeriodSummary; agents: AgentSummary[] }) {
@@ -28,7 +27,7 @@ export function AgentTable({ period, agents }: { period: PeriodSummary; agents: 
         </nav>
       </div>
       {agents.length === 0 ? (
-        <p className={`${panelClass()} text-slate-600`}>Nenhuma venda no período.</p>
+        <p className="panel text-slate-600">Nenhuma venda no período.</p>
       ) : (
         <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
           <table className="w-full text-left text-sm">

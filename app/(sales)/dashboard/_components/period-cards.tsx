@@ -2,7 +2,6 @@ import Link from "next/link";
 import { StatusBadge } from "../../sales/_components/status-badge";
 import { OUTCOMES, PERIODS, type PeriodSummary } from "@/lib/sales/dashboard";
 import { formatCount, formatRate, historyLink } from "./figures";
-import { panelClass } from "@/components/ui/panel";
 
 /** Today, 7 and 30 days side by side: sales by outcome, each a link to those sales, and the acceptance rate. */
 export function PeriodCards({ periods }: { periods: PeriodSummary[] }) {
@@ -12,7 +11,7 @@ export function PeriodCards({ periods }: { periods: PeriodSummary[] }) {
         <section
           key={summary.period}
           aria-labelledby={`period-${summary.period}`}
-          className={panelClass({ compact: true })}
+          className="panel panel-compact"
         >
           <h2 id={`period-${summary.period}`} className="text-lg font-semibold">
             {PERIODS[summary.period].label}

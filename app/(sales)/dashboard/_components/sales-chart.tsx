@@ -1,7 +1,6 @@
 import { formatIsoDate, STATUS_LABELS } from "@/lib/format";
 import { OUTCOMES, total, type StatusCounts } from "@/lib/sales/dashboard";
 import { formatCount } from "./figures";
-import { panelClass } from "@/components/ui/panel";
 
 // Tailwind's emerald-600, red-600, slate-500 and amber-600: the status badges' hues, dark enough on white.
 const COLORS: Record<(typeof OUTCOMES)[number], string> = {
@@ -35,7 +34,7 @@ export function SalesChart({ days }: { days: { day: string; counts: StatusCounts
   const label = (day: string) => formatIsoDate(day).slice(0, 5);
 
   return (
-    <figure className={`${panelClass({ compact: true })} space-y-3`}>
+    <figure className="panel panel-compact space-y-3">
       <figcaption className="text-lg font-semibold">Vendas por dia nos últimos 30 dias</figcaption>
       <ul className="flex flex-wrap gap-4 text-sm" aria-label="Legenda">
         {OUTCOMES.map((status) => (

@@ -12,7 +12,6 @@ import { appTimeZone, getVisibleSale, type SaleDetail } from "@/lib/dal/sales";
 import { requireAgent, verifySession } from "@/lib/dal/session";
 import { formatDateTime, saleTitle } from "@/lib/format";
 import { isSaleResolution, SETTLEMENT_WORDS } from "@/lib/sales/settlement";
-import { panelClass } from "@/components/ui/panel";
 
 type SearchParams = Awaited<PageProps<"/sales/[id]">["searchParams"]>;
 
@@ -57,7 +56,7 @@ export default async function SalePage({ params, searchParams }: PageProps<"/sal
         {saleTitle(sale.status)}
       </h1>
       {settled ? <SettledNotice sale={sale} settled={settled} timeZone={timeZone} /> : null}
-      <dl className={`${panelClass({ compact: true })} flex flex-wrap items-end gap-x-8 gap-y-3`}>
+      <dl className="panel panel-compact flex flex-wrap items-end gap-x-8 gap-y-3">
         <div>
           <dt className="text-sm text-slate-500">Protocolo</dt>
           <dd className="font-mono text-2xl font-semibold tracking-wider">{sale.protocol}</dd>

@@ -3,7 +3,6 @@ import { FormField, inputClassName } from "@/components/ui/form-field";
 import type { AgentOption } from "@/lib/dal/sales-history";
 import { brazilianDay, type HistoryFilter, type HistoryParam } from "@/lib/sales/history-filter";
 import { Button } from "@/components/ui/button";
-import { panelClass } from "@/components/ui/panel";
 
 /**
  * The history's filter as a plain GET form: it works without JavaScript and with the keyboard alone, and what it
@@ -33,7 +32,7 @@ export function HistoryFilterForm({
       action="/sales"
       role="search"
       aria-label="Filtrar vendas"
-      className={`${panelClass({ compact: true })} grid gap-4 md:grid-cols-[minmax(16rem,2fr)_minmax(12rem,1fr)_9rem_9rem_auto] md:items-start`}
+      className="panel panel-compact grid gap-4 md:grid-cols-[minmax(16rem,2fr)_minmax(12rem,1fr)_9rem_9rem_auto] md:items-start"
     >
       <FormField
         id="history-search"

@@ -1,6 +1,5 @@
 import type { SaleDetail } from "@/lib/dal/sales";
 import { FieldList } from "./field-list";
-import { panelClass } from "@/components/ui/panel";
 
 /** For supervisors, collapsed: the names and codes a technician or the provider's support asks for. */
 export function TechnicalDetails({ sale }: { sale: SaleDetail }) {
@@ -13,7 +12,7 @@ export function TechnicalDetails({ sale }: { sale: SaleDetail }) {
     ["partnerSource", sale.request.partnerSource ?? "não enviado"],
   ];
   return (
-    <details data-technical-details className={`${panelClass({ compact: true })} text-sm`}>
+    <details data-technical-details className="panel panel-compact text-sm">
       <summary className="cursor-pointer font-medium">Detalhes técnicos</summary>
       <FieldList fields={rows} className="mt-3 space-y-2" valueClassName="font-mono break-all" />
     </details>
