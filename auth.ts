@@ -1,27 +1,36 @@
 import NextAuth, { CredentialsSignin, type DefaultSession } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
-import { signInWithEmbedToken } from "@/lib/auth/embed-token";
+import type { Door } from "@/lib/auth/doors";
+import { admittedUser } from "@/lib/auth/admission";
+import { signInWithEmbedToken, type EmbedSignIn } from "@/lib/auth/embed-token";
 import { noteAuthError } from "@/lib/auth/oidc-attempt";
 import { OIDC_PROVIDER_ID, oidcProviders } from "@/lib/auth/oidc-provider";
 import { hasClaim } from "@/lib/auth/oidc-claims";
 import { signInWithOidc } from "@/lib/auth/oidc-sign-in";
 import { resolveAuthSecret } from "@/lib/auth/secret";
 import { authCookies } from "@/lib/auth/session-cookie";
-import { authenticateAgent } from "@/lib/auth/sign-in";
+import { authenticateAgent, type SignInResult } from "@/lib/auth/sign-in";
 import { signInErrorPath } from "@/lib/auth/sign-in-errors";
-import { liveSessionAgent, startSession } from "@/lib/dal/session";
+import { identityEvents, liveSessionAgent, startSession } from "@/lib/dal/session";
 import { getDb } from "@/lib/db";
-import type { AgentRole, SessionMethod } from "@/lib/db/schema";
+import type { AgentRole } from "@/lib/db/schema";
 import { SESSION_MAX_AGE_MS } from "@/lib/config/parse";
 import { getConfig } from "@/lib/env";
 import { clientAddress } from "@/lib/http/forwarded";
 import { log } from "@/lib/log";
 import { countSignInRefusal } from "@/lib/metrics";
+import { securityEvent } from "@/lib/security-log";
 import { parseSignInCredentials } from "@/lib/validation/sign-in";
 
 declare module "next-auth" {
   interface User {
+    /** The role the door gave at this sign-in: the session's. */
     role: AgentRole;
+    /** How they came in, and with which identity (none for a password): what the session row keeps. */
+    door?: Door;
+    identityId?: string | null;
+    /** What the sign-in did to the account, for the security log and the trail (created, linked, a new role). */
+    accountChange?: { outcome: string; previousRole: AgentRole | null };
   }
   interface Session {
     user: { id: string; role: AgentRole } & DefaultSession["user"];
@@ -57,37 +66,81 @@ export class EmbedTokenError extends CredentialsSignin {
   }
 }
 
+const PASSWORD: Door = { kind: "password" };
+
+/** A refused password sign-in, for the security log: the account when the e-mail is one's, else its keyed hash. */
+async function logPasswordRefusal(
+  email: string | undefined,
+  address: string,
+  result: Exclude<SignInResult, { ok: true }>,
+) {
+  const agentId = "agentId" in result ? (result.agentId ?? null) : null;
+  const fields = { door: "password", agentId, address, ...(agentId ? {} : { emailTyped: email }) };
+  await securityEvent("auth.sign_in", { ...fields, outcome: "failure", reason: result.reason });
+  if (result.reason === "locked" && result.lockout) {
+    await securityEvent("auth.lockout", {
+      ...fields,
+      outcome: "failure",
+      reason: result.lockout,
+      details: { retryAfterSeconds: result.retryAfterSeconds },
+    });
+  }
+}
+
 const passwordProvider = Credentials({
   credentials: { email: { label: "E-mail" }, password: { label: "Senha", type: "password" } },
   async authorize(raw, request) {
+    const address = clientAddress(request.headers);
     const credentials = parseSignInCredentials({ email: raw?.email, password: raw?.password });
     if (!credentials.ok) {
       countSignInRefusal("password", "malformed");
+      const typed = typeof raw?.email === "string" && raw.email.length <= 254 ? raw.email : undefined;
+      await securityEvent("auth.sign_in", {
+        outcome: "failure",
+        door: "password",
+        agentId: null,
+        address,
+        emailTyped: typed,
+        reason: "malformed",
+      });
       return null;
     }
     const result = await authenticateAgent(await getDb(), {
       email: credentials.email,
       password: credentials.password,
-      address: clientAddress(request.headers),
+      address,
     });
     if (result.ok) {
       const { agent } = result;
-      log.info("auth.sign_in", { agentId: agent.id });
-      return { id: agent.id, name: agent.name, email: agent.email, role: agent.role };
+      // The password door's role is the operator's (the CLI).
+      return {
+        id: agent.id,
+        name: agent.name,
+        email: agent.email,
+        role: agent.role,
+        door: PASSWORD,
+        identityId: null,
+      };
     }
-    log.warn("auth.sign_in_refused", { reason: result.reason });
     countSignInRefusal("password", result.reason);
+    await logPasswordRefusal(credentials.email, address, result);
     if (result.reason === "locked") throw new AccountLockedError(result.retryAfterSeconds);
     if (result.reason === "busy") throw new SignInBusyError();
     return null;
   },
 });
 
-const SESSION_METHODS: Record<string, SessionMethod> = {
-  credentials: "password",
-  "embed-token": "portal",
-  [OIDC_PROVIDER_ID]: "oidc",
-};
+/** A portal token refused, for the log (never the token). */
+async function logPortalRefusal(result: Extract<EmbedSignIn, { ok: false }>) {
+  log.warn("auth.embed_sign_in_refused", { reason: result.problem, detail: result.detail });
+  await securityEvent("auth.sign_in", {
+    outcome: "failure",
+    door: result.issuer ? `portal:${result.issuer}` : null,
+    agentId: result.agentId ?? null,
+    reason: result.problem,
+    details: { check: result.detail },
+  });
+}
 
 export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
   secret: resolveAuthSecret(getConfig()),
@@ -110,12 +163,10 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
         if (!token) throw new EmbedTokenError("invalid");
         const result = await signInWithEmbedToken(await getDb(), token, embed.portals);
         if (!result.ok) {
-          log.warn("auth.embed_sign_in_refused", { reason: result.problem, detail: result.detail });
+          await logPortalRefusal(result);
           throw new EmbedTokenError(result.problem);
         }
-        log.info("auth.embed_sign_in", { agentId: result.agent.id });
-        const { agent } = result;
-        return { id: agent.id, name: agent.name, email: agent.email, role: agent.role };
+        return admittedUser(result);
       },
     }),
     ...oidcProviders(getConfig().oidc),
@@ -132,37 +183,49 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
       const result = await signInWithOidc(await getDb(), profile, oidc);
       if (!result.ok) {
         log.warn("auth.oidc_sign_in_refused", { reason: result.refusal });
+        await securityEvent("auth.sign_in", {
+          outcome: "failure",
+          door: `oidc:${oidc.issuer}`,
+          agentId: result.agentId ?? null,
+          reason: result.refusal,
+        });
         return signInErrorPath(result.refusal);
       }
-      const { agent } = result;
       log.info("auth.oidc_sign_in", {
-        agentId: agent.id,
+        agentId: result.agent.id,
         outcome: result.outcome,
-        role: agent.role,
+        role: result.role,
         // A role claim the token does not carry makes everyone an agent: the operator sees why here.
         ...(oidc.roleClaim ? { roleClaimPresent: hasClaim(profile, oidc.roleClaim) } : {}),
       });
       // Without a database adapter Auth.js hands this same object to the jwt callback: from here on it is the agent.
-      Object.assign(user, { id: agent.id, name: agent.name, email: agent.email, role: agent.role });
+      Object.assign(user, admittedUser(result));
       return true;
     },
-    async jwt({ token, user, account }) {
+    async jwt({ token, user }) {
       if (user?.id) {
-        // A sign-in, whichever the method: a new session row, whose id the cookie carries.
-        const method = SESSION_METHODS[account?.provider ?? ""];
-        if (!method) return null;
+        // A sign-in, whichever the door: a new session row, whose id the cookie carries.
+        if (!user.door) return null;
+        const signIn = {
+          agentId: user.id,
+          door: user.door,
+          identityId: user.identityId ?? null,
+          role: user.role,
+        };
+        if (user.accountChange) await identityEvents(signIn, user.accountChange);
         return {
           sub: user.id,
           role: user.role,
           name: user.name,
           email: user.email,
-          sid: await startSession(user.id, method),
+          sid: await startSession(signIn),
         };
       }
       // Every later read of the cookie by Auth.js (`/api/auth/session`, sign-out) meets the same check as the
-      // app's pages; null makes Auth.js drop the cookie.
+      // app's pages; null makes Auth.js drop the cookie. The role is the session's, as the row says now.
       if (!token.sub || !token.sid) return null;
-      return (await liveSessionAgent({ agentId: token.sub, sessionId: token.sid })) ? token : null;
+      const live = await liveSessionAgent({ agentId: token.sub, sessionId: token.sid });
+      return live ? { ...token, role: live.role } : null;
     },
     session({ session, token }) {
       if (token.sub) session.user.id = token.sub;
@@ -177,6 +240,16 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
       if (noteAuthError(error)) return;
       const type = "type" in error && typeof error.type === "string" ? error.type : error.name;
       if (type === "CredentialsSignin") return;
+      // A sign-in or sign-out posted without this site's CSRF token: another site's form, or a replayed one.
+      if (type === "MissingCSRF") {
+        void securityEvent("access.refused", {
+          outcome: "failure",
+          door: null,
+          agentId: null,
+          reason: "csrf",
+        });
+        return;
+      }
       log.error("auth.error", { error: type });
     },
     warn(code) {

@@ -4,6 +4,7 @@ import { getConfig } from "@/lib/env";
 import { isHttpsRequest } from "@/lib/http/forwarded";
 import { errorResponse } from "@/lib/http/json";
 import { BODY_LIMITS, declaresTooLarge } from "@/lib/http/read-body";
+import { crossSiteRefusal } from "@/lib/http/same-origin";
 import { createNonce, documentSecurityHeaders, transportSecurityHeaders } from "@/lib/http/security-headers";
 import type { ErrorCode } from "@/lib/errors";
 
@@ -11,20 +12,29 @@ import type { ErrorCode } from "@/lib/errors";
 // the agent) happens in lib/dal on every page, action and route handler.
 const SIGNED_IN_AREAS = [/^\/$/, /^\/sales(\/|$)/, /^\/dashboard(\/|$)/];
 
-function refuse(code: ErrorCode, https: boolean): Response {
-  const response = errorResponse(code);
+function withTransportHeaders(response: Response, https: boolean): Response {
   for (const [name, value] of Object.entries(transportSecurityHeaders(https))) {
     response.headers.set(name, value);
   }
   return response;
 }
 
-export function proxy(request: NextRequest) {
+function refuse(code: ErrorCode, https: boolean): Response {
+  return withTransportHeaders(errorResponse(code), https);
+}
+
+export async function proxy(request: NextRequest) {
   const https = isHttpsRequest(request.headers);
   // What posts to a page is a server action, whose body browsers always send with its length: a body declared
   // larger than any action takes is refused unread, and one of undeclared length (chunked) is refused too.
   if (declaresTooLarge(request.headers, BODY_LIMITS.serverAction)) return refuse("payload_too_large", https);
   if (request.headers.has("transfer-encoding")) return refuse("length_required", https);
+  // A server action another site made a browser post: refused here with the routes' answer and log line (Next.js
+  // would refuse it too, without saying who tried).
+  if (request.method === "POST" && request.headers.has("next-action")) {
+    const crossSite = await crossSiteRefusal(request);
+    if (crossSite) return withTransportHeaders(crossSite, https);
+  }
   // Set here, not in next.config.mjs: the allowed portals are read at run time, and the nonce is per response.
   const security = documentSecurityHeaders({
     nonce: createNonce(),

@@ -187,8 +187,16 @@ async function main() {
     email: "s@bench",
     role: "supervisor",
     sessionId: "",
+    door: "password",
+    method: "password",
   };
-  const agent: SessionAgent = { ...someAgent, role: "agent", sessionId: "" };
+  const agent: SessionAgent = {
+    ...someAgent,
+    role: "agent",
+    sessionId: "",
+    door: "password",
+    method: "password",
+  };
   const day = (daysAgo: number) =>
     new Intl.DateTimeFormat("pt-BR", { timeZone: "America/Sao_Paulo" }).format(
       Date.now() - daysAgo * 86_400_000,

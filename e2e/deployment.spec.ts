@@ -2,12 +2,7 @@ import { existsSync } from "node:fs";
 import { request as playwrightRequest } from "@playwright/test";
 import { freePort } from "../bench/lib/processes";
 import { TEST_PROGRAMS } from "../scripts/debian-packages";
-import {
-  createEmptyDatabase,
-  queryOnce,
-  startTestPostgres,
-  type TestPostgres,
-} from "../scripts/test-postgres";
+import { queryOnce, runPsqlFile, startTestPostgres, type TestPostgres } from "../scripts/test-postgres";
 import { expect, test } from "./fixtures";
 import { SaleFormPage } from "./pages/sale-form-page";
 import { SignInPage } from "./pages/sign-in-page";
@@ -29,6 +24,15 @@ let nginx: Nginx | undefined;
 let instances: AppInstance[] = [];
 let databaseUrl = "";
 
+/** The server's address as one of deploy/postgres/roles.sql's roles, on its database. */
+function urlAs(role: string, password: string): string {
+  const url = new URL(postgres!.url);
+  url.username = role;
+  url.password = password;
+  url.pathname = "/partner_sales";
+  return url.href;
+}
+
 test.beforeAll(async () => {
   test.setTimeout(240_000);
   const missing = [TEST_PROGRAMS.nginx.path, TEST_PROGRAMS.openssl.path].filter((path) => !existsSync(path));
@@ -38,13 +42,19 @@ test.beforeAll(async () => {
       throw new Error(`The deployment test needs nginx, openssl and PostgreSQL (${missing.join(", ")}).`);
     return;
   }
-  databaseUrl = await createEmptyDatabase(postgres.url, "deployment");
+  // The database and its two roles as the README has an operator make them: the app owns nothing.
+  runPsqlFile(postgres.url, "deploy/postgres/roles.sql", {
+    owner_password: "owner-secret",
+    app_password: "app-secret",
+  });
+  databaseUrl = urlAs("partner_sales_app", "app-secret");
 
   const httpsPort = await freePort();
   const ports: [number, number] = [await freePort(), await freePort()];
   // deploy/app.env, but for the provider (the e2e sandbox) and the addresses.
   const settings = {
     DATABASE_URL: databaseUrl,
+    DATABASE_MIGRATION_URL: urlAs("partner_sales_owner", "owner-secret"),
     AUTH_URL: `https://localhost:${httpsPort}`,
     AUTH_SECRET,
     // nginx's address as the instances see it (e2e/support/nginx.ts binds it to 127.0.0.2).
@@ -92,6 +102,13 @@ test("the proxy's edges: http goes to https, bodies past the app's limit are ref
   expect(metrics.headers()["content-type"]).not.toContain("json");
   expect((await client.get("/api/health")).status()).toBe(200);
   await client.dispose();
+
+  // The instances work as the app's own role, which owns nothing: the audit trail is not theirs to rewrite.
+  for (const instance of instances) expect(instance.log()).not.toContain("db.app_role_owns_audit_trail");
+  await expect(queryOnce(databaseUrl, "alter table audit_events disable trigger all")).rejects.toThrow(
+    /must be owner/,
+  );
+  await expect(queryOnce(databaseUrl, "delete from audit_events")).rejects.toThrow(/permission denied/);
 
   // Another name than the app's (here the bare address): no redirect, no answer at all.
   const stranger = new URL(nginx!.httpUrl);

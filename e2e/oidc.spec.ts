@@ -1,9 +1,4 @@
-import {
-  request as playwrightRequest,
-  type APIRequestContext,
-  type Browser,
-  type Page,
-} from "@playwright/test";
+import { request as playwrightRequest, type Page } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
 import { freePort } from "../bench/lib/processes";
 import { signInMessageFor, type SignInErrorCode } from "../lib/auth/sign-in-errors";
@@ -13,12 +8,8 @@ import { SignInPage } from "./pages/sign-in-page";
 import { agentsCli } from "./support/agents-cli";
 import { startAppInstance, type AppInstance } from "./support/app-instance";
 import { DEMO_AGENT, IDP, IDP_ISSUER } from "./support/environment";
-import {
-  IDP_USERS,
-  startIdentityProvider,
-  type IdpUser,
-  type RunningIdentityProvider,
-} from "./support/identity-provider";
+import { expectRefused, newPage, oidcEnv, sessionOf, signInThroughIdp } from "./support/oidc";
+import { IDP_USERS, startIdentityProvider, type RunningIdentityProvider } from "./support/identity-provider";
 import { apiSale } from "./support/sandbox";
 
 // The partner's IdP (oidc-provider on 127.0.0.1) and two app instances of this spec's own: one with passwords and
@@ -30,19 +21,6 @@ let idp: RunningIdentityProvider;
 let origins: string[] = [];
 let app: AppInstance;
 let ssoOnly: AppInstance | undefined;
-
-const oidcEnv = (extra: Record<string, string> = {}) => ({
-  OIDC_ISSUER: IDP_ISSUER,
-  OIDC_CLIENT_ID: IDP.clientId,
-  OIDC_CLIENT_SECRET: IDP.clientSecret,
-  OIDC_NAME: IDP.name,
-  OIDC_ALLOWED_EMAIL_DOMAINS: IDP.allowedDomain,
-  OIDC_ROLE_CLAIM: "realm_access.roles",
-  OIDC_SUPERVISOR_VALUES: IDP.supervisorRole,
-  OIDC_AUTO_CREATE: "on",
-  PASSWORD_SIGN_IN: "on",
-  ...extra,
-});
 
 test.beforeAll(async () => {
   test.setTimeout(180_000);
@@ -58,30 +36,10 @@ test.afterAll(async () => {
   await idp?.stop();
 });
 
-async function newPage(browser: Browser, baseURL: string): Promise<Page> {
-  return (await browser.newContext({ baseURL })).newPage();
-}
-
-/** From the app's sign-in page through the IdP's: lands wherever the app then sends the browser. */
-async function signInThroughIdp(page: Page, user: IdpUser) {
-  const signIn = new SignInPage(page);
-  await signIn.goto();
-  await signIn.oidc().click();
-  await new IdpLoginPage(page).signIn(user);
-}
-
-async function expectRefused(page: Page, code: SignInErrorCode) {
-  await expect(page).toHaveURL(new RegExp(`/sign-in\\?error=${code}$`));
-  await expect(new SignInPage(page).alert()).toHaveText(signInMessageFor(code));
-}
-
 async function expectNoAxeViolations(page: Page) {
   const { violations } = await new AxeBuilder({ page }).analyze();
   expect(violations.map((violation) => `${violation.id}: ${violation.help}`)).toEqual([]);
 }
-
-const sessionOf = async (request: APIRequestContext) =>
-  (await (await request.get("/api/auth/session")).json()) as { user: { id: string; role: string } };
 
 test.describe("with passwords and OIDC", () => {
   test("an agent signs in through the IdP's login page and lands on the form, with PKCE, state and nonce", async ({
@@ -119,7 +77,7 @@ test.describe("with passwords and OIDC", () => {
     await expect(page).toHaveURL(`${app.url}/`);
     await expect(page.getByRole("heading", { level: 1, name: "Nova venda" })).toBeVisible();
     await expect(page.getByRole("banner")).toContainText(IDP_USERS.agent.name);
-    expect((await sessionOf(page.request)).user.role).toBe("agent");
+    expect((await sessionOf(page.request))?.user?.role).toBe("agent");
     await page.context().close();
   });
 
@@ -129,7 +87,7 @@ test.describe("with passwords and OIDC", () => {
     const page = await newPage(browser, app.url);
     await signInThroughIdp(page, IDP_USERS.agent);
     await expect(page.getByRole("heading", { level: 1, name: "Nova venda" })).toBeVisible();
-    const first = (await sessionOf(page.request)).user.id;
+    const first = (await sessionOf(page.request))?.user?.id;
     const cookie = (await page.context().cookies(app.url))
       .map((each) => `${each.name}=${each.value}`)
       .join("; ");
@@ -148,7 +106,7 @@ test.describe("with passwords and OIDC", () => {
     await new SignInPage(page).oidc().click();
     await expect(page.getByRole("heading", { level: 1, name: "Nova venda" })).toBeVisible();
     expect(idp.loginPagesShown()).toBe(loginPages);
-    expect((await sessionOf(page.request)).user.id).toBe(first);
+    expect((await sessionOf(page.request))?.user?.id).toBe(first);
     const listed = await agentsCli(["list"], { DATA_DIR: app.dataDir });
     expect(
       listed.stdout.split("\n").filter((line) => line.startsWith(`${IDP_USERS.agent.email} `)),
@@ -179,7 +137,7 @@ test.describe("with passwords and OIDC", () => {
     const supervisor = await newPage(browser, app.url);
     await signInThroughIdp(supervisor, IDP_USERS.supervisor);
     await expect(supervisor.getByRole("heading", { level: 1, name: "Nova venda" })).toBeVisible();
-    expect((await sessionOf(supervisor.request)).user.role).toBe("supervisor");
+    expect((await sessionOf(supervisor.request))?.user?.role).toBe("supervisor");
     expect(app.log()).toContain('"outcome":"created","role":"supervisor","roleClaimPresent":true');
     await supervisor.goto("/sales");
     await expect(supervisor.getByRole("columnheader", { name: "Agente" })).toBeVisible();
@@ -378,16 +336,25 @@ test.describe("with PASSWORD_SIGN_IN=off and OIDC_AUTO_CREATE=off", () => {
       ],
       env,
     );
-    expect(added.stdout).toContain("(no password: signs in through the partner's IdP or portal)");
+    expect(added.stdout).toContain(
+      "(no password: link its IdP or portal identity with npm run agents -- link)",
+    );
+    // The e-mail alone links nothing: the operator invites the account to the IdP's first sign-in with it.
+    await new SignInPage(page).oidc().click();
+    await expectRefused(page, "oidc_account_conflict");
+    const cliEnv = { ...env, ...oidcEnv(), AUTH_URL: ssoOnly!.url };
+    const invited = await agentsCli(["link", "--email", IDP_USERS.preRegistered.email, "--idp"], cliEnv);
+    expect(invited.stdout).toContain(`Invited ${IDP_USERS.preRegistered.email}`);
     await new SignInPage(page).oidc().click();
     await expect(page.getByRole("heading", { level: 1, name: "Nova venda" })).toBeVisible();
     // The IdP's name and role now: no supervisor claim, so an agent.
     await expect(page.getByRole("banner")).toContainText(IDP_USERS.preRegistered.name);
-    expect((await sessionOf(page.request)).user.role).toBe("agent");
+    expect((await sessionOf(page.request))?.user?.role).toBe("agent");
     await page.context().close();
 
-    // An e-mail the IdP has not verified never links an existing account.
+    // An e-mail the IdP has not verified never takes an invitation.
     await agentsCli(["add", "--email", IDP_USERS.unverified.email, "--name", "Fábio"], env);
+    await agentsCli(["link", "--email", IDP_USERS.unverified.email, "--idp"], cliEnv);
     const unverified = await newPage(browser, ssoOnly!.url);
     await signInThroughIdp(unverified, IDP_USERS.unverified);
     await expectRefused(unverified, "oidc_email_unverified");

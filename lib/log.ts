@@ -4,7 +4,16 @@ type Fields = Record<string, unknown>;
 // A safety net, not the policy: callers never pass secrets or personal data, but a key that looks like
 // one is blanked anyway so a slip cannot leak it into the log.
 const SENSITIVE_KEY = /secret|token|password|authorization|cookie|cpf|document|email|phone|birth|name$/i;
-const ALLOWED_KEYS = new Set(["event", "service", "clientId", "submissionId", "agentId", "tokenCached"]);
+const ALLOWED_KEYS = new Set([
+  "event",
+  "service",
+  "clientId",
+  "submissionId",
+  "agentId",
+  "tokenCached",
+  // A keyed hash of an e-mail typed at sign-in (lib/security-log.ts), never the address.
+  "emailHash",
+]);
 
 // What a message may quote of a customer: the parameters of a failed query, an e-mail, a CPF or phone number
 // (a run with ten or more digits; an address like 127.0.0.1:5432 or a date keeps its fewer digits).

@@ -1,9 +1,12 @@
 import "server-only";
+import { SYSTEM_DOOR } from "./auth/doors";
 import { seedDemoAccounts } from "./auth/demo-accounts";
 import { runRetention } from "./customers/retention";
 import { ConfigError, type Config } from "./config/parse";
 import { getDb } from "./db";
 import type { Database } from "./db/connection";
+import { chainHead } from "./db/queries/audit-events";
+import { unreviewedMixedSourceAgents } from "./db/queries/identities";
 import { markStalePendingUnknown } from "./db/queries/sales";
 import { deferredSubmissionIds, writeDeferredOutcomes } from "./sales/outcome-outbox";
 import { getConfig } from "./env";
@@ -11,6 +14,9 @@ import { beforeExit, publishDrainPlan, saleDeadlineMs } from "./lifecycle";
 import { log } from "./log";
 import { metrics } from "./metrics";
 import { partnerApi } from "./partner-api";
+
+const RETENTION_ACTOR = { actor: "retention", door: SYSTEM_DOOR } as const;
+const CHAIN_HEAD_EVERY_MS = 5 * 60_000;
 
 /** How often each instance offers to run retention; the lease lets one of them at a time. */
 const RETENTION_EVERY_MS = 60 * 60_000;
@@ -29,12 +35,43 @@ function scheduleRetention(db: Database, config: Config): void {
     log.info("customers.retention", { days });
   }
   const run = async () => {
-    const result = await runRetention(db, { retentionDays: days, actor: "retention" });
+    const result = await runRetention(db, { retentionDays: days, actor: RETENTION_ACTOR });
     if (result.expired + result.requested > 0) log.info("customers.retention_erased", { ...result });
   };
   const guarded = () => void run().catch((error) => log.error("customers.retention_failed", { error }));
   guarded();
   setInterval(guarded, RETENTION_EVERY_MS).unref();
+}
+
+/**
+ * The audit trail's newest row, in the log every few minutes when it moved (and at start): whoever deletes the
+ * trail's last rows cannot delete these lines too, and `npm run audit -- verify --log` holds the trail against them.
+ */
+function scheduleChainHeadLog(db: Database): void {
+  let logged: string | undefined;
+  const logHead = async () => {
+    const head = await chainHead(db);
+    if (!head || `${head.seq}:${head.hash}` === logged) return;
+    logged = `${head.seq}:${head.hash}`;
+    log.info("audit.chain_head", { seq: head.seq, hash: head.hash });
+  };
+  const guarded = () => void logHead().catch((error) => log.error("audit.chain_head_failed", { error }));
+  guarded();
+  setInterval(guarded, CHAIN_HEAD_EVERY_MS).unref();
+}
+
+/**
+ * Accounts that earlier versions linked to two external sources by e-mail (a portal's and the IdP's, say): one of
+ * those doors may be someone else's. Said at every start until an operator decides (npm run agents -- list).
+ */
+async function reportMixedSourceAccounts(db: Database): Promise<void> {
+  const mixed = await unreviewedMixedSourceAgents(db);
+  if (mixed.length === 0) return;
+  log.warn("identity.mixed_sources", {
+    accounts: mixed.length,
+    agentIds: mixed.slice(0, 50).map((agent) => agent.agentId),
+    hint: "npm run agents -- list shows them: unlink the door that is not theirs, or confirm each link",
+  });
 }
 
 function stop(message: string): never {
@@ -86,6 +123,8 @@ export async function startServer(): Promise<void> {
       orphanAfterMs,
     ).unref();
     scheduleRetention(db, config);
+    await reportMixedSourceAccounts(db);
+    scheduleChainHeadLog(db);
   } catch (error) {
     stop(`Database error: ${error instanceof Error ? error.message : String(error)}`);
   }

@@ -3,23 +3,59 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/lib/db/connection";
+import { findAgentByEmail, insertAgent } from "@/lib/db/queries/agents";
+import { findIdentity } from "@/lib/db/queries/identities";
 import { findSessionAgent, openSession } from "@/lib/db/queries/sessions";
-import { findAgentByEmail } from "@/lib/db/queries/agents";
-import { findAgentByOidcIdentity, linkOidcIdentity } from "@/lib/db/queries/oidc-identities";
+import { agentIdentities } from "@/lib/db/schema";
+import { sessionTag } from "@/lib/security-log";
 import { runTool } from "@/test/cli";
 import { testDatabases } from "@/test/databases";
 
 const agentsCli = (args: string[], env: Record<string, string>, input?: string) =>
   runTool("agents", args, env, input);
 
+/** The security events a command wrote to standard error, as JSON lines. */
+const securityLines = (stderr: string) =>
+  stderr
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => line.category === "security");
+
+const IDP = "http://127.0.0.1:4400";
+const PORTAL = "https://crm.partner.example";
+
 describe.each(testDatabases)("agents CLI on $name, while the app holds the database", ({ open }) => {
   let handle: DatabaseHandle & { databaseUrl?: string; dataDir: string };
   let env: Record<string, string>;
+  /** The same, with the partner's IdP and one portal configured: the doors `link` and `unlink` name. */
+  let withDoors: Record<string, string>;
 
   beforeAll(async () => {
     // Opened as the app opens it: for PGlite that holds DATA_DIR and serves the CLI through its socket.
     handle = await open();
     env = { DATA_DIR: handle.dataDir, DATABASE_URL: handle.databaseUrl ?? "" };
+    const portalsFile = join(handle.dataDir, "portals.json");
+    writeFileSync(
+      portalsFile,
+      JSON.stringify([
+        {
+          issuer: PORTAL,
+          alg: "HS256",
+          secret: "a-portal-secret-of-enough-length-0123456789",
+          createAgents: false,
+        },
+      ]),
+    );
+    withDoors = {
+      ...env,
+      AUTH_URL: "http://localhost:3000",
+      OIDC_ISSUER: IDP,
+      OIDC_CLIENT_ID: "partner-sales",
+      OIDC_CLIENT_SECRET: "secret",
+      EMBED_ALLOWED_ORIGINS: "http://localhost:3299",
+      EMBED_PORTALS_FILE: portalsFile,
+    };
   });
   afterAll(() => handle.close());
 
@@ -52,7 +88,7 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
 
   it("lists, disables, enables and resets passwords", async () => {
     expect((await agentsCli(["list"], env)).stdout).toBe(
-      "joana@example.com  Joana Lima  agent  active\nsup@example.com  Sup  supervisor  active\n",
+      "joana@example.com  Joana Lima  agent  active  password\nsup@example.com  Sup  supervisor  active  password\n",
     );
     expect((await agentsCli(["disable", "--email", "joana@example.com"], env)).status).toBe(0);
     expect((await findAgentByEmail(handle.db, "joana@example.com"))?.disabledAt).toBeInstanceOf(Date);
@@ -72,55 +108,70 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
     expect(after?.passwordHash).not.toBe(before?.passwordHash);
   });
 
-  it("lists an agent's open sessions and ends them", async () => {
-    const agent = (await findAgentByEmail(handle.db, "sup@example.com"))!;
-    const now = new Date();
-    const limits = { idleMs: 3_600_000, absoluteMs: 43_200_000 };
-    const session = await openSession(handle.db, {
-      agentId: agent.id,
-      method: "password",
+  const limits = { idleMs: 3_600_000, absoluteMs: 43_200_000 };
+  const openFor = (agentId: string, door: string, identityId: string | null = null) =>
+    openSession(handle.db, {
+      agentId,
+      method: door === "password" ? "password" : door.startsWith("oidc:") ? "oidc" : "portal",
+      door,
+      identityId,
+      role: "agent",
       userAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/140",
-      now,
+      now: new Date(),
       limits,
-    });
+    }).then(({ id }) => id);
+  const isLive = async (agentId: string, sessionId: string) =>
+    Boolean(await findSessionAgent(handle.db, { agentId, sessionId, now: new Date(), limits }));
+
+  it("lists an agent's open sessions and ends them, each in the security log on standard error", async () => {
+    const agent = (await findAgentByEmail(handle.db, "sup@example.com"))!;
+    const session = await openFor(agent.id, "password");
     const listed = await agentsCli(["sessions", "--email", "SUP@example.com"], env);
     expect(listed.status).toBe(0);
     expect(listed.stdout).toContain("sup@example.com: 1 open session\n");
-    expect(listed.stdout).toContain(`${session}  password  since ${now.toISOString()}`);
+    expect(listed.stdout).toContain(`${sessionTag(session)}  password  agent  since `);
     expect(listed.stdout).toContain("Chrome/140");
+    // The session's id is the cookie's secret half: never printed.
+    expect(listed.stdout).not.toContain(session);
 
-    expect((await agentsCli(["end-sessions", "--email", "sup@example.com"], env)).stdout).toBe(
-      "Ended 1 session of sup@example.com.\n",
-    );
-    expect(
-      await findSessionAgent(handle.db, { agentId: agent.id, sessionId: session, now, limits }),
-    ).toBeUndefined();
+    const ended = await agentsCli(["end-sessions", "--email", "sup@example.com"], env);
+    expect(ended.stdout).toBe("Ended 1 session of sup@example.com.\n");
+    expect(securityLines(ended.stderr)).toEqual([
+      expect.objectContaining({
+        event: "auth.session_ended",
+        category: "security",
+        outcome: "success",
+        door: "password",
+        agentId: agent.id,
+        session: sessionTag(session),
+        reason: "ended_by_operator",
+        address: null,
+      }),
+    ]);
+    expect(await isLive(agent.id, session)).toBe(false);
     expect((await agentsCli(["sessions", "--email", "sup@example.com"], env)).stdout).toBe(
       "sup@example.com has no open session.\n",
     );
   });
 
-  it("adds an account without a password for sign-in through the IdP, and by default when passwords are off", async () => {
+  it("adds an account without a password, and by default when passwords are off", async () => {
     const explicit = await agentsCli(
       ["add", "--email", "sso@example.com", "--name", "Só SSO", "--no-password"],
       env,
     );
     expect(explicit.status).toBe(0);
-    expect(explicit.stdout).not.toContain("Password:");
-    expect((await findAgentByEmail(handle.db, "sso@example.com"))?.passwordHash).toBeNull();
-
-    const passwordsOff = {
-      ...env,
-      PASSWORD_SIGN_IN: "off",
-      AUTH_URL: "http://localhost:3000",
-      OIDC_ISSUER: "http://127.0.0.1:4400",
-      OIDC_CLIENT_ID: "partner-sales",
-      OIDC_CLIENT_SECRET: "secret",
-    };
-    const byDefault = await agentsCli(
-      ["add", "--email", "sso2@example.com", "--name", "Só SSO"],
-      passwordsOff,
+    expect(explicit.stdout).toContain(
+      "(no password: link its IdP or portal identity with npm run agents -- link)",
     );
+    expect((await findAgentByEmail(handle.db, "sso@example.com"))?.passwordHash).toBeNull();
+    expect(securityLines(explicit.stderr)).toEqual([
+      expect.objectContaining({ event: "account.created", door: "cli", agentId: expect.any(String) }),
+    ]);
+
+    const byDefault = await agentsCli(["add", "--email", "sso2@example.com", "--name", "Só SSO"], {
+      ...withDoors,
+      PASSWORD_SIGN_IN: "off",
+    });
     expect(byDefault.status).toBe(0);
     expect((await findAgentByEmail(handle.db, "sso2@example.com"))?.passwordHash).toBeNull();
 
@@ -131,28 +182,139 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
     expect(both.status).toBe(2);
   });
 
-  it("unlinks an agent's IdP identity and ends the sessions it opened", async () => {
-    const agent = await findAgentByEmail(handle.db, "sso@example.com");
-    await linkOidcIdentity(handle.db, { issuer: "https://idp.example", subject: "42" }, agent!.id);
-    const now = new Date();
-    const limits = { idleMs: 3_600_000, absoluteMs: 43_200_000 };
-    const session = await openSession(handle.db, {
-      agentId: agent!.id,
-      method: "oidc",
-      userAgent: null,
-      now,
-      limits,
+  it("links an IdP identity and a portal's to one account, and refuses one that is someone else's", async () => {
+    const agent = (await findAgentByEmail(handle.db, "sso@example.com"))!;
+    const idp = await agentsCli(
+      ["link", "--email", "sso@example.com", "--idp", "--subject", "idp-42"],
+      withDoors,
+    );
+    expect(idp.stdout).toContain(`Linked sso@example.com to oidc:${IDP} "idp-42"`);
+    expect(securityLines(idp.stderr)).toEqual([
+      expect.objectContaining({ event: "account.identity_linked", door: "cli", agentId: agent.id }),
+    ]);
+    const portal = await agentsCli(
+      ["link", "--email", "sso@example.com", "--portal", PORTAL, "--subject", "crm-7"],
+      withDoors,
+    );
+    expect(portal.status).toBe(0);
+    expect((await agentsCli(["list"], withDoors)).stdout).toContain(
+      `sso@example.com  Só SSO  agent  active  oidc:${IDP} (sub idp-42), portal:${PORTAL} (sub crm-7)\n`,
+    );
+    expect(await findIdentity(handle.db, { kind: "portal", issuer: PORTAL, subject: "crm-7" })).toMatchObject(
+      {
+        agent: { id: agent.id },
+        identity: { linkedBy: "operator" },
+      },
+    );
+
+    const taken = await agentsCli(
+      ["link", "--email", "sso2@example.com", "--portal", PORTAL, "--subject", "crm-7"],
+      withDoors,
+    );
+    expect(taken.status).toBe(1);
+    expect(taken.stderr).toContain(
+      `portal:${PORTAL} "crm-7" is linked to sso@example.com: unlink it there first`,
+    );
+    const second = await agentsCli(
+      ["link", "--email", "sso@example.com", "--idp", "--subject", "idp-43"],
+      withDoors,
+    );
+    expect(second.status).toBe(1);
+    expect(second.stderr).toContain(`sso@example.com has another identity at oidc:${IDP}: unlink it first`);
+    const unknownPortal = await agentsCli(
+      ["link", "--email", "sso@example.com", "--portal", "https://stranger.example", "--subject", "x"],
+      withDoors,
+    );
+    expect(unknownPortal.status).toBe(2);
+    expect(unknownPortal.stderr).toContain(`is no portal's issuer here (configured: ${PORTAL})`);
+  });
+
+  it("invites an account to the IdP for seven days, listed until a sign-in takes it", async () => {
+    const invited = await agentsCli(["link", "--email", "sso2@example.com", "--idp"], withDoors);
+    expect(invited.stdout).toContain("Invited sso2@example.com: the next sign-in through");
+    const until = new Date(Date.now() + 7 * 86_400_000).toISOString().slice(0, 10);
+    expect((await agentsCli(["list"], withDoors)).stdout).toContain(
+      `sso2@example.com  Só SSO  agent  active  oidc:${IDP} (invited until ${until})\n`,
+    );
+    expect(
+      (await agentsCli(["link", "--email", "sso2@example.com", "--portal", PORTAL], withDoors)).status,
+    ).toBe(2);
+  });
+
+  it("unlinks a door's identity and ends the sessions opened through it, and only those", async () => {
+    const agent = (await findAgentByEmail(handle.db, "sso@example.com"))!;
+    const identity = await findIdentity(handle.db, { kind: "oidc", issuer: IDP, subject: "idp-42" });
+    const throughIdp = await openFor(agent.id, `oidc:${IDP}`, identity!.identity.id);
+    const throughPortal = await openFor(agent.id, `portal:${PORTAL}`);
+    const unlinked = await agentsCli(["unlink", "--email", "sso@example.com", "--idp"], withDoors);
+    expect(unlinked.stdout).toContain(
+      `Unlinked sso@example.com from oidc:${IDP} and ended 1 session opened through it.`,
+    );
+    expect(securityLines(unlinked.stderr).map((line) => [line.event, line.reason])).toEqual([
+      ["account.identity_unlinked", null],
+      ["auth.session_ended", "identity_unlinked"],
+    ]);
+    expect(await isLive(agent.id, throughIdp)).toBe(false);
+    expect(await isLive(agent.id, throughPortal)).toBe(true);
+    expect(await findIdentity(handle.db, { kind: "oidc", issuer: IDP, subject: "idp-42" })).toBeUndefined();
+    const again = await agentsCli(["unlink-idp", "--email", "sso@example.com"], withDoors);
+    expect(again.stdout).toContain(`sso@example.com has no identity at oidc:${IDP}.`);
+  });
+
+  it("sets the role of password sessions, ending those, and no other door's", async () => {
+    const agent = (await findAgentByEmail(handle.db, "joana@example.com"))!;
+    const password = await openFor(agent.id, "password");
+    const portal = await openFor(agent.id, `portal:${PORTAL}`);
+    const promoted = await agentsCli(
+      ["set-role", "--email", "joana@example.com", "--role", "supervisor"],
+      env,
+    );
+    expect(promoted.stdout).toBe(
+      "joana@example.com signs in with a password as supervisor now; 1 password session ended.\n",
+    );
+    expect(securityLines(promoted.stderr)).toEqual([
+      expect.objectContaining({
+        event: "account.role_changed",
+        agentId: agent.id,
+        from: "agent",
+        to: "supervisor",
+      }),
+      expect.objectContaining({
+        event: "auth.session_ended",
+        reason: "role_changed",
+        session: sessionTag(password),
+      }),
+    ]);
+    expect(await isLive(agent.id, password)).toBe(false);
+    expect(await isLive(agent.id, portal)).toBe(true);
+    expect(
+      (await agentsCli(["set-role", "--email", "joana@example.com", "--role", "supervisor"], env)).stdout,
+    ).toBe("joana@example.com already has the role supervisor.\n");
+  });
+
+  it("reports the accounts the migration found linked to two sources, until an operator decides", async () => {
+    const mixed = await insertAgent(handle.db, {
+      email: "mixed@example.com",
+      name: "Misto",
+      role: "agent",
+      passwordHash: null,
     });
-    const unlinked = await agentsCli(["unlink-idp", "--email", "sso@example.com"], env);
-    expect(unlinked.stdout).toContain("Unlinked sso@example.com from its IdP identity and ended 1 session;");
-    expect(
-      await findSessionAgent(handle.db, { agentId: agent!.id, sessionId: session, now, limits }),
-    ).toBeUndefined();
-    expect(
-      await findAgentByOidcIdentity(handle.db, { issuer: "https://idp.example", subject: "42" }),
-    ).toBeUndefined();
-    const again = await agentsCli(["unlink-idp", "--email", "sso@example.com"], env);
-    expect(again.stdout).toContain("has no IdP identity");
+    await handle.db.insert(agentIdentities).values([
+      { agentId: mixed.id, kind: "oidc", issuer: IDP, subject: "idp-mixed", linkedBy: "migration" },
+      { agentId: mixed.id, kind: "portal", issuer: PORTAL, subject: "crm-mixed", linkedBy: "migration" },
+    ]);
+    const listed = (await agentsCli(["list"], withDoors)).stdout;
+    expect(listed).toContain("To review: 1 account that earlier versions linked to two sources by e-mail.");
+    expect(listed).toContain(`  mixed@example.com  oidc:${IDP}, portal:${PORTAL}\n`);
+    // The operator keeps the IdP's and drops the portal's: nothing left to review.
+    const confirmed = await agentsCli(
+      ["link", "--email", "mixed@example.com", "--idp", "--subject", "idp-mixed"],
+      withDoors,
+    );
+    expect(confirmed.stdout).toContain("are linked (confirmed)");
+    expect((await agentsCli(["list"], withDoors)).stdout).toContain("To review: 1 account");
+    await agentsCli(["unlink", "--email", "mixed@example.com", "--portal", PORTAL], withDoors);
+    expect((await agentsCli(["list"], withDoors)).stdout).not.toContain("To review");
   });
 
   it.each([
@@ -164,6 +326,12 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
     ],
     [["add", "--email", "x@example.com", "--name", "X", "--password", "short"], "8 to 256 characters"],
     [["disable", "--email", "nobody@example.com"], "No agent with the e-mail nobody@example.com."],
+    [["set-role", "--email", "joana@example.com"], "--role is required."],
+    [["link", "--email", "joana@example.com"], "Name the door: --idp, or --portal ISSUER."],
+    [
+      ["link", "--email", "joana@example.com", "--idp"],
+      "--idp needs the partner's IdP configured (OIDC_ISSUER).",
+    ],
     [["frobnicate"], 'Unknown command "frobnicate".'],
   ])("explains a wrong call: %j", async (args, message) => {
     const result = await agentsCli(args, env);
@@ -176,25 +344,33 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
     expect(trail.status).toBe(0);
     const changes = trail.stdout
       .split("\n")
-      .filter((line) => line.includes("agent.changed"))
+      .filter((line) => line.includes("  agent."))
       .map((line) => {
-        const [, , actor, , , details] = line.split("  ");
-        return { actor, ...(JSON.parse(details!) as { command: string; agent: string }) };
+        const [, , action, actor, , , , details] = line.split("  ");
+        const { command = "", agent = "", email = "" } = JSON.parse(details!) as Record<string, string>;
+        return { actor, change: `${action} ${command || "-"} ${agent || email || "-"}` };
       });
-    expect(changes.map(({ command, agent }) => `${command} ${agent}`)).toEqual([
-      "add joana@example.com",
-      "add sup@example.com",
-      "disable joana@example.com",
-      "enable joana@example.com",
-      "reset-password joana@example.com",
-      "end-sessions sup@example.com",
-      "add sso@example.com",
-      "add sso2@example.com",
-      "unlink-idp sso@example.com",
+    expect(changes.map(({ change }) => change)).toEqual([
+      "agent.created - joana@example.com",
+      "agent.created - sup@example.com",
+      "agent.changed disable joana@example.com",
+      "agent.changed enable joana@example.com",
+      "agent.changed reset-password joana@example.com",
+      "agent.changed end-sessions sup@example.com",
+      "agent.created - sso@example.com",
+      "agent.created - sso2@example.com",
+      "agent.identity_linked - -",
+      "agent.identity_linked - -",
+      "agent.identity_linked - -",
+      "agent.identity_unlinked - -",
+      "agent.role_changed - joana@example.com",
+      "agent.identity_linked - -",
+      "agent.identity_unlinked - -",
     ]);
     for (const { actor } of changes) expect(actor).toMatch(/^cli:\S+$/);
     // A refused command changed nothing and recorded nothing.
     expect(trail.stdout).not.toContain("nobody@example.com");
+    expect((await runTool("audit", ["verify"], env)).stdout).toMatch(/^Audit trail intact: \d+ rows/);
   });
 });
 

@@ -6,8 +6,8 @@ import {
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
 } from "../lib/auth/password";
+import type { Config } from "../lib/config/parse";
 import type { Database } from "../lib/db/connection";
-import { recordAuditEvent } from "../lib/db/queries/audit-events";
 import {
   AgentExistsError,
   findAgentByEmail,
@@ -15,28 +15,51 @@ import {
   listAgents,
   setAgentDisabled,
   setAgentPassword,
+  setAgentRole,
+  type AgentChange,
 } from "../lib/db/queries/agents";
-import { unlinkOidcIdentities } from "../lib/db/queries/oidc-identities";
-import { endAgentSessions, listOpenSessions } from "../lib/db/queries/sessions";
-import type { Agent } from "../lib/db/schema";
-import { CommandError, runCli, UsageError, type CliContext } from "./cli";
+import { recordAuditEvent } from "../lib/db/queries/audit-events";
+import {
+  findIdentity,
+  identityDoor,
+  inviteIdentity,
+  linkIdentity,
+  listIdentities,
+  unlinkIdentities,
+  unreviewedMixedSourceAgents,
+  type IdentityKey,
+} from "../lib/db/queries/identities";
+import { endAgentSessions, listOpenSessions, type EndedSession } from "../lib/db/queries/sessions";
+import type { Agent, AgentIdentity, AgentRole, IdentityKind } from "../lib/db/schema";
+import { sessionTag } from "../lib/security-log";
+import { cliSecurityEvent, CommandError, runCli, UsageError, type CliContext } from "./cli";
 
-const USAGE = `Manage agent accounts.
+const USAGE = `Manage agent accounts and the doors they sign in by.
 
   npm run agents -- add --email E --name N [--role agent|supervisor] [--password P | --password-stdin | --no-password]
   npm run agents -- list
   npm run agents -- disable --email E
   npm run agents -- enable --email E
   npm run agents -- reset-password --email E [--password P | --password-stdin]
+  npm run agents -- set-role --email E --role agent|supervisor
   npm run agents -- sessions --email E
   npm run agents -- end-sessions --email E
-  npm run agents -- unlink-idp --email E
+  npm run agents -- link --email E --idp [--subject SUB]
+  npm run agents -- link --email E --portal ISSUER --subject SUB
+  npm run agents -- unlink --email E (--idp | --portal ISSUER)
 
+Each door reaches only the accounts linked to it, never one whose e-mail it names. A password signs in to its own
+account, with the role set here (add --role, set-role). The partner's IdP and each portal sign in through the
+identities linked to an account: created by their first sign-in, or linked here. link --idp --subject links the
+IdP's "sub" for the person; without --subject it invites the account: the next sign-in through the IdP with this
+e-mail (verified by the IdP) takes it, within 7 days. link --portal links a portal's agent id (its tokens' "sub").
+unlink forgets the identities of a door and ends the sessions opened through them. list shows each account's
+doors, and the accounts that earlier versions linked to two sources by e-mail, for you to review.
 Without a password, add and reset-password generate one and print it once. --no-password (the default when
-PASSWORD_SIGN_IN=off) adds an account that signs in only through the partner's IdP (OIDC) or portal.
-unlink-idp forgets the agent's IdP identity, so the next sign-in through the IdP links it again by e-mail.
+PASSWORD_SIGN_IN=off) adds an account that signs in only through the partner's IdP or a portal, once linked.
 Works while the app runs: with the embedded database it goes through the app's socket in DATA_DIR.`;
 
+const INVITATION_DAYS = 7;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 function requireEmail(value: string | undefined): string {
@@ -44,6 +67,12 @@ function requireEmail(value: string | undefined): string {
   if (!EMAIL.test(value.trim()) || value.length > 254)
     throw new UsageError(`"${value}" is not an e-mail address.`);
   return value;
+}
+
+function requireRole(value: string | undefined, fallback?: AgentRole): AgentRole {
+  const role = value ?? fallback;
+  if (role !== "agent" && role !== "supervisor") throw new UsageError('--role is "agent" or "supervisor".');
+  return role;
 }
 
 function passwordFrom(values: { password?: string; "password-stdin"?: boolean }): {
@@ -68,20 +97,74 @@ function describe(agent: Agent): string {
   return `${agent.email}  ${agent.name}  ${agent.role}  ${status}`;
 }
 
+function describeIdentity(identity: AgentIdentity): string {
+  const door =
+    identity.kind === "portal" && identity.issuer === ""
+      ? "portal:(issuer not yet known)"
+      : identityDoor(identity);
+  return identity.subject === null
+    ? `${door} (invited until ${identity.invitedUntil!.toISOString().slice(0, 10)})`
+    : `${door} (sub ${identity.subject})`;
+}
+
 async function agentByEmail(db: Database, email: string): Promise<Agent> {
   const agent = await findAgentByEmail(db, email);
   if (!agent) throw new UsageError(`No agent with the e-mail ${email}.`);
   return agent;
 }
 
+/** The door `--idp` or `--portal ISSUER` names, from the configuration (never a guess). */
+function doorOf(
+  values: { idp?: boolean; portal?: string },
+  config: Config,
+): { kind: IdentityKind; issuer: string } {
+  if (values.idp && values.portal !== undefined) throw new UsageError("Give --idp or --portal, not both.");
+  if (values.idp) {
+    if (!config.oidc) throw new UsageError("--idp needs the partner's IdP configured (OIDC_ISSUER).");
+    return { kind: "oidc", issuer: config.oidc.issuer };
+  }
+  if (values.portal !== undefined) {
+    const issuers = config.embed.portals.map((portal) => portal.issuer);
+    if (!issuers.includes(values.portal)) {
+      throw new UsageError(
+        `"${values.portal}" is no portal's issuer here (${issuers.length ? `configured: ${issuers.join(", ")}` : "no portal is configured"}).`,
+      );
+    }
+    return { kind: "portal", issuer: values.portal };
+  }
+  throw new UsageError("Name the door: --idp, or --portal ISSUER.");
+}
+
+/** Each ended session in the security log (standard error), as the app logs the ones it ends. */
+async function logEnded(ended: readonly EndedSession[]) {
+  for (const session of ended) {
+    await cliSecurityEvent("auth.session_ended", {
+      outcome: "success",
+      door: session.door,
+      agentId: session.agentId,
+      sessionId: session.id,
+      reason: session.reason,
+    });
+  }
+}
+
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
+
 async function run(command: string, args: string[], { db, config, operator }: CliContext): Promise<string> {
   // Every change to an account goes on the audit trail: who ran it, on which account, what.
   const changed = async (agent: Agent, change: Record<string, unknown>) =>
     recordAuditEvent(await db(), {
+      ...operator,
       action: "agent.changed",
-      actor: operator,
-      details: { command, agent: agent.email, ...change },
+      details: { command, agentId: agent.id, agent: agent.email, ...change },
     });
+  const loggedChange = async (
+    { agent, endedSessions }: AgentChange,
+    change: Record<string, unknown> = {},
+  ) => {
+    await changed(agent, { ...change, sessionsEnded: endedSessions.length });
+    await logEnded(endedSessions);
+  };
 
   const { values } = parseArgs({
     args,
@@ -92,6 +175,9 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
       password: { type: "string" },
       "password-stdin": { type: "boolean" },
       "no-password": { type: "boolean" },
+      idp: { type: "boolean" },
+      portal: { type: "string" },
+      subject: { type: "string" },
     },
     strict: true,
   });
@@ -101,45 +187,89 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
       const email = requireEmail(values.email);
       const name = values.name?.trim();
       if (!name) throw new UsageError("--name is required.");
-      const role = values.role ?? "agent";
-      if (role !== "agent" && role !== "supervisor")
-        throw new UsageError('--role is "agent" or "supervisor".');
+      const role = requireRole(values.role, "agent");
       const given = values.password !== undefined || values["password-stdin"];
       if (values["no-password"] && given) throw new UsageError("Give a password or --no-password, not both.");
-      if (values["no-password"] || (!config.passwordSignIn && !given)) {
-        const agent = await insertAgent(await db(), { email, name, role, passwordHash: null });
-        await changed(agent, { role, password: false });
-        return `Added ${describe(agent)} (no password: signs in through the partner's IdP or portal)`;
-      }
-      const { password, generated } = passwordFrom(values);
+      const withPassword = !(values["no-password"] || (!config.passwordSignIn && !given));
+      const { password, generated } = withPassword
+        ? passwordFrom(values)
+        : { password: "", generated: false };
       const agent = await insertAgent(await db(), {
         email,
         name,
         role,
-        passwordHash: await hashPassword(password),
+        passwordHash: withPassword ? await hashPassword(password) : null,
       });
-      await changed(agent, { role, password: true });
+      await recordAuditEvent(await db(), {
+        ...operator,
+        action: "agent.created",
+        details: { agentId: agent.id, email: agent.email, role, password: withPassword },
+      });
+      await cliSecurityEvent("account.created", {
+        outcome: "success",
+        door: operator.door,
+        agentId: agent.id,
+        details: { role, password: withPassword },
+      });
+      if (!withPassword) {
+        return `Added ${describe(agent)} (no password: link its IdP or portal identity with npm run agents -- link)`;
+      }
       return `Added ${describe(agent)}${generated ? `\nPassword: ${password}` : ""}`;
     }
     case "list": {
-      const agents = await listAgents(await db());
-      return agents.length ? agents.map(describe).join("\n") : "No agents yet.";
+      const [agents, identities, mixed] = await Promise.all([
+        listAgents(await db()),
+        listIdentities(await db()),
+        unreviewedMixedSourceAgents(await db()),
+      ]);
+      if (agents.length === 0) return "No agents yet.";
+      const doors = (agent: Agent) => [
+        ...(agent.passwordHash ? ["password"] : []),
+        ...identities.filter((identity) => identity.agentId === agent.id).map(describeIdentity),
+      ];
+      const lines = agents.map((agent) => `${describe(agent)}  ${doors(agent).join(", ") || "(no door)"}`);
+      if (mixed.length > 0) {
+        lines.push(
+          "",
+          `To review: ${plural(mixed.length, "account")} that earlier versions linked to two sources by e-mail. One of ` +
+            "the doors may be someone else's: unlink it (unlink --email E --idp | --portal ISSUER), or confirm each " +
+            "with link.",
+          ...mixed.map((agent) => `  ${agent.email}  ${agent.doors.join(", ")}`),
+        );
+      }
+      return lines.join("\n");
     }
     case "disable":
     case "enable": {
       const email = requireEmail(values.email);
-      const agent = await setAgentDisabled(await db(), email, command === "disable");
-      if (!agent) throw new UsageError(`No agent with the e-mail ${email}.`);
-      await changed(agent, {});
-      return `${command === "disable" ? "Disabled (open sessions end on their next request)" : "Enabled"}: ${describe(agent)}`;
+      const result = await setAgentDisabled(await db(), email, command === "disable");
+      if (!result) throw new UsageError(`No agent with the e-mail ${email}.`);
+      await loggedChange(result);
+      return `${command === "disable" ? "Disabled (open sessions end on their next request)" : "Enabled"}: ${describe(result.agent)}`;
     }
     case "reset-password": {
       const email = requireEmail(values.email);
       const { password, generated } = passwordFrom(values);
-      const agent = await setAgentPassword(await db(), email, await hashPassword(password));
-      if (!agent) throw new UsageError(`No agent with the e-mail ${email}.`);
-      await changed(agent, {});
-      return `New password set for ${agent.email}; open sessions ended.${generated ? `\nPassword: ${password}` : ""}`;
+      const result = await setAgentPassword(await db(), email, await hashPassword(password));
+      if (!result) throw new UsageError(`No agent with the e-mail ${email}.`);
+      await loggedChange(result);
+      return `New password set for ${result.agent.email}; open sessions ended.${generated ? `\nPassword: ${password}` : ""}`;
+    }
+    case "set-role": {
+      const email = requireEmail(values.email);
+      if (values.role === undefined) throw new UsageError("--role is required.");
+      const role = requireRole(values.role);
+      const result = await setAgentRole(await db(), { email, role, actor: operator });
+      if (!result) throw new UsageError(`No agent with the e-mail ${email}.`);
+      if (result.previousRole === role) return `${result.agent.email} already has the role ${role}.`;
+      await cliSecurityEvent("account.role_changed", {
+        outcome: "success",
+        door: operator.door,
+        agentId: result.agent.id,
+        details: { sessionDoor: "password", from: result.previousRole, to: role },
+      });
+      await logEnded(result.endedSessions);
+      return `${result.agent.email} signs in with a password as ${role} now; ${plural(result.endedSessions.length, "password session")} ended.`;
     }
     case "sessions": {
       const agent = await agentByEmail(await db(), requireEmail(values.email));
@@ -147,30 +277,105 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
       if (open.length === 0) return `${agent.email} has no open session.`;
       const lines = open.map(
         (session) =>
-          `${session.id}  ${session.method}  since ${session.createdAt.toISOString()}  last seen ${session.lastSeenAt.toISOString()}  ${session.userAgent ?? "(no user agent)"}`,
+          `${sessionTag(session.id)}  ${session.door}  ${session.role}  since ${session.createdAt.toISOString()}  last seen ${session.lastSeenAt.toISOString()}  ${session.userAgent ?? "(no user agent)"}`,
       );
-      return [`${agent.email}: ${open.length} open session${open.length === 1 ? "" : "s"}`, ...lines].join(
-        "\n",
-      );
+      return [`${agent.email}: ${plural(open.length, "open session")}`, ...lines].join("\n");
     }
     case "end-sessions": {
       const agent = await agentByEmail(await db(), requireEmail(values.email));
-      const ended = await endAgentSessions(await db(), agent.id, new Date());
-      await changed(agent, { sessionsEnded: ended });
-      return `Ended ${ended} session${ended === 1 ? "" : "s"} of ${agent.email}.`;
+      const ended = await endAgentSessions(await db(), agent.id, new Date(), "ended_by_operator");
+      await loggedChange({ agent, endedSessions: ended });
+      return `Ended ${plural(ended.length, "session")} of ${agent.email}.`;
     }
+    case "link":
+      return link(await db(), values, config, operator);
+    case "unlink":
     case "unlink-idp": {
       const agent = await agentByEmail(await db(), requireEmail(values.email));
-      const unlinked = await unlinkOidcIdentities(await db(), agent.id);
-      if (!unlinked) return `${agent.email} has no IdP identity.`;
-      // Whoever held the old IdP account is out too, not only at their next sign-in.
-      const ended = await endAgentSessions(await db(), agent.id, new Date());
-      await changed(agent, { sessionsEnded: ended });
-      return `Unlinked ${agent.email} from its IdP identity and ended ${ended} session${ended === 1 ? "" : "s"}; the next sign-in through the IdP links it by e-mail.`;
+      const door = doorOf(command === "unlink-idp" ? { idp: true } : values, config);
+      const { unlinked, endedSessions } = await unlinkIdentities(await db(), {
+        agentId: agent.id,
+        ...door,
+        now: new Date(),
+        actor: operator,
+      });
+      if (unlinked.length === 0) return `${agent.email} has no identity at ${identityDoor(door)}.`;
+      for (const identity of unlinked) {
+        await cliSecurityEvent("account.identity_unlinked", {
+          outcome: "success",
+          door: operator.door,
+          agentId: agent.id,
+          details: { identity: identityDoor(identity) },
+        });
+      }
+      await logEnded(endedSessions);
+      return `Unlinked ${agent.email} from ${identityDoor(door)} and ended ${plural(endedSessions.length, "session")} opened through it.`;
     }
     default:
       throw new UsageError(command ? `Unknown command "${command}".` : "Missing command.");
   }
+}
+
+async function link(
+  db: Database,
+  values: { email?: string; idp?: boolean; portal?: string; subject?: string },
+  config: Config,
+  operator: CliContext["operator"],
+): Promise<string> {
+  const agent = await agentByEmail(db, requireEmail(values.email));
+  const door = doorOf(values, config);
+  const subject = values.subject?.trim();
+  if (
+    values.subject !== undefined &&
+    (!subject || subject.length > 255 || /[\u0000-\u001f\u007f]/.test(subject))
+  )
+    throw new UsageError(
+      "--subject is the person's id at that door: 1 to 255 characters, no control characters.",
+    );
+  const logLinked = (identity: AgentIdentity) =>
+    cliSecurityEvent("account.identity_linked", {
+      outcome: "success",
+      door: operator.door,
+      agentId: agent.id,
+      reason: identity.subject === null ? "invitation" : "operator",
+      details: { identity: identityDoor(identity) },
+    });
+
+  if (!subject) {
+    if (door.kind === "portal")
+      throw new UsageError("--portal needs --subject: the agent's id at the portal.");
+    const until = new Date(Date.now() + INVITATION_DAYS * 24 * 60 * 60_000);
+    const invited = await inviteIdentity(db, {
+      agentId: agent.id,
+      issuer: door.issuer,
+      until,
+      actor: operator,
+    });
+    if (!invited) {
+      throw new CommandError(
+        `${agent.email} is linked to ${identityDoor(door)} already: unlink it first to invite again.`,
+      );
+    }
+    await logLinked(invited);
+    return `Invited ${agent.email}: the next sign-in through ${identityDoor(door)} with this e-mail, verified by the IdP, takes the account (until ${until.toISOString().slice(0, 10)}).`;
+  }
+
+  const key: IdentityKey = { ...door, subject };
+  const holder = await findIdentity(db, key);
+  if (holder && holder.agent.id !== agent.id) {
+    throw new CommandError(
+      `${identityDoor(door)} "${subject}" is linked to ${holder.agent.email}: unlink it there first (npm run agents -- unlink --email ${holder.agent.email} ${door.kind === "oidc" ? "--idp" : `--portal ${door.issuer}`}).`,
+    );
+  }
+  const result = await linkIdentity(db, { agentId: agent.id, key, linkedBy: "operator", actor: operator });
+  if (!result) {
+    throw new CommandError(
+      `${agent.email} has another identity at ${identityDoor(door)}: unlink it first (npm run agents -- unlink --email ${agent.email} ${door.kind === "oidc" ? "--idp" : `--portal ${door.issuer}`}).`,
+    );
+  }
+  if (!result.linked) return `${agent.email} and ${identityDoor(door)} "${subject}" are linked (confirmed).`;
+  await logLinked(result.identity);
+  return `Linked ${agent.email} to ${identityDoor(door)} "${subject}": sign-ins through it reach this account.`;
 }
 
 await runCli(USAGE, async (command, args, context) => {

@@ -2,8 +2,23 @@ import { userInfo } from "node:os";
 import { join } from "node:path";
 import nextEnv from "@next/env";
 import { ConfigError, parseConfig, type Config } from "../lib/config/parse";
-import { DataDirBusyError, openDatabase, type Database } from "../lib/db/connection";
-import { scrubPersonalData } from "../lib/log";
+import { DataDirBusyError, DataDirUnsafeError, openDatabase, type Database } from "../lib/db/connection";
+import { CLI_DOOR } from "../lib/auth/doors";
+import type { AuditActor } from "../lib/db/queries/audit-events";
+import { formatLogLine, scrubPersonalData } from "../lib/log";
+import { securityLine, type SecurityEventFields, type SecurityEventName } from "../lib/security-log";
+
+/**
+ * The operator's changes in the security log, as the app writes its own: one JSON line each, on standard error (the
+ * answer stays alone on standard output). No client address: it was the CLI, on this machine.
+ */
+export async function cliSecurityEvent(
+  event: SecurityEventName,
+  fields: Omit<SecurityEventFields, "address">,
+): Promise<void> {
+  const line = await securityLine(event, { ...fields, address: null });
+  process.stderr.write(`${formatLogLine("info", event, line)}\n`);
+}
 
 /** A mistake in the command line: the message and the usage go to stderr, exit 2. */
 export class UsageError extends Error {}
@@ -15,18 +30,20 @@ export interface CliContext {
   /** The database, opened on first use (with the embedded one, through the running app's socket). */
   db: () => Promise<Database>;
   config: Config;
-  /** Who runs the command, as the audit trail names them: "cli:<operating-system user>". */
-  operator: string;
+  /** Who runs the command, as the audit trail names them: "cli:<operating-system user>", through the door "cli". */
+  operator: AuditActor;
 }
 
 const root = join(import.meta.dirname, "..");
 
-function operatorName(): string {
+function operator(): AuditActor {
+  let name = "unknown";
   try {
-    return `cli:${userInfo().username}`;
+    name = userInfo().username;
   } catch {
-    return "cli:unknown";
+    // No entry for this uid (a container's): the trail still says it was the CLI.
   }
+  return { actor: `cli:${name}`, door: CLI_DOOR };
 }
 
 /**
@@ -50,12 +67,13 @@ export async function runCli(
     const db = async () => {
       handle ??= await openDatabase({
         databaseUrl: config.databaseUrl,
+        migrationUrl: config.databaseMigrationUrl,
         dataDir: config.dataDir,
         role: "tool",
       });
       return handle.db;
     };
-    console.log(await run(command, args, { db, config, operator: operatorName() }));
+    console.log(await run(command, args, { db, config, operator: operator() }));
   } catch (error) {
     // parseArgs's own errors (unknown option, missing value) are TypeErrors with a code.
     if (error instanceof UsageError || (error instanceof TypeError && "code" in error)) {
@@ -64,7 +82,11 @@ export async function runCli(
     } else if (error instanceof ConfigError) {
       console.error(`Configuration error: ${error.message}`);
       process.exitCode = 1;
-    } else if (error instanceof DataDirBusyError || error instanceof CommandError) {
+    } else if (
+      error instanceof DataDirBusyError ||
+      error instanceof DataDirUnsafeError ||
+      error instanceof CommandError
+    ) {
       console.error(error.message);
       process.exitCode = 1;
     } else {

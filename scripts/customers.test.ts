@@ -162,7 +162,7 @@ describe.each(testDatabases)("customers CLI on $name, while the app holds the da
     const trail = await runTool("audit", ["list", "--since", "2000-01-01"], env);
     expect(trail.status).toBe(0);
     const lines = trail.stdout.trim().split("\n");
-    const actions = lines.map((line) => line.split("  ")[1]);
+    const actions = lines.map((line) => line.split("  ")[2]);
     expect(actions).toEqual([
       "customer.found",
       "customer.found",

@@ -87,7 +87,7 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
     const found = await customerSales(await db(), { cpf, digest });
     await recordAuditEvent(await db(), {
       action,
-      actor: operator,
+      ...operator,
       reason,
       details: { sales: found.map(({ sale }) => sale.protocol) },
     });
@@ -113,7 +113,7 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
       const { erased, waiting } = await eraseCustomer(await db(), {
         cpf,
         digest,
-        audit: { actor: operator, reason },
+        audit: { ...operator, reason },
       });
       if (erased.length + waiting.length === 0) return "No sale holds this CPF: nothing to erase.";
       const lines = [`Erased ${erased.length} sale${erased.length === 1 ? "" : "s"}.`];

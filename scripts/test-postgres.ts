@@ -41,6 +41,19 @@ export async function createEmptyDatabase(adminUrl: string, name: string): Promi
 
 const isRoot = process.getuid?.() === 0;
 
+/**
+ * Runs a psql script (deploy/postgres/roles.sql, say) with `variables`, as the administrator `adminUrl` names, as an
+ * operator would. Throws with psql's own message when it fails.
+ */
+export function runPsqlFile(adminUrl: string, file: string, variables: Record<string, string>): void {
+  const bin = postgresBin();
+  if (!bin) throw new Error("psql is not installed");
+  const args = ["--no-psqlrc", "-q", "-d", adminUrl, "-f", file];
+  for (const [name, value] of Object.entries(variables)) args.push("-v", `${name}=${value}`);
+  const result = spawnSync(join(bin, "psql"), args, { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`psql ${file} failed: ${result.stderr || result.stdout}`);
+}
+
 function postgresBin(): string | undefined {
   const base = "/usr/lib/postgresql";
   if (!existsSync(base)) return undefined;

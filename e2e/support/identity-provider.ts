@@ -33,6 +33,17 @@ export const IDP_USERS = {
   /** Added by an operator (with OIDC_AUTO_CREATE=off), then linked on the first sign-in. */
   preRegistered: user("elisa", "Elisa Moura", "parceira.example"),
   unverified: { ...user("fabio", "Fábio Ramos", "parceira.example"), emailVerified: false },
+  // e2e/identity.spec.ts: the doors' own people.
+  /** Created by the IdP, whose e-mail a portal then names. */
+  gabriela: user("gabriela", "Gabriela Nunes", "parceira.example"),
+  /** A supervisor at the IdP whose e-mail a portal names first. */
+  heitor: user("heitor", "Heitor Lima", "parceira.example", [IDP.supervisorRole]),
+  /** Has a password account the IdP adopts (OIDC_ADOPT_PASSWORD_ACCOUNTS). */
+  ines: user("ines", "Inês Prado", "parceira.example"),
+  /** Signs in through the IdP and, once an operator links it, through a portal. */
+  joao: user("joao", "João Reis", "parceira.example"),
+  /** Whose role the IdP changes between two sign-ins. */
+  karina: user("karina", "Karina Melo", "parceira.example"),
 } satisfies Record<string, IdpUser>;
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
@@ -64,6 +75,8 @@ export interface RunningIdentityProvider {
   issuer: string;
   /** How many times its login form was shown (a second sign-in within its session shows none). */
   loginPagesShown(): number;
+  /** What the IdP says of `user`'s roles from now on, as an administrator there would change them. */
+  setRoles(user: IdpUser, roles: string[]): void;
   stop(): Promise<void>;
 }
 
@@ -74,7 +87,7 @@ export interface RunningIdentityProvider {
  */
 export async function startIdentityProvider(appOrigins: string[]): Promise<RunningIdentityProvider> {
   const { privateKey } = await generateKeyPair("RS256", { extractable: true });
-  const users = Object.values(IDP_USERS);
+  const users = Object.values(IDP_USERS).map((each) => ({ ...each }));
   const configuration: Configuration = {
     clients: [
       {
@@ -197,6 +210,9 @@ export async function startIdentityProvider(appOrigins: string[]): Promise<Runni
   return {
     issuer: IDP_ISSUER,
     loginPagesShown: () => loginPages,
+    setRoles(changed, roles) {
+      users.find((each) => each.sub === changed.sub)!.roles = roles;
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -33,6 +33,8 @@ export interface StandInPortal {
   issuer: string;
   alg: "ES256" | "HS256";
   signingKey: KeyObject;
+  /** The domains of the e-mails its tokens may name (its entry's `emailDomains`). */
+  emailDomains: string[];
 }
 
 /** The allowed portal's backend, with the recommended ES256 key pair (the app gets the public half). */
@@ -40,6 +42,7 @@ export const PORTAL: StandInPortal = {
   issuer: ALLOWED_PORTAL,
   alg: "ES256",
   signingKey: p256("allowed portal"),
+  emailDomains: ["portal.example"],
 };
 const otherPortalSecret = seed("other portal").toString("base64url");
 /** A second configured portal (HS256), whose key must not sign anyone in as the first portal's agents. */
@@ -47,6 +50,7 @@ export const OTHER_PORTAL: StandInPortal = {
   issuer: "https://crm.other-partner.example",
   alg: "HS256",
   signingKey: createSecretKey(Buffer.from(otherPortalSecret, "utf8")),
+  emailDomains: ["other-partner.example"],
 };
 
 export const E2E_PORTALS_FILE = ".data/e2e-portals.json";
@@ -60,8 +64,14 @@ export function writePortalsFile(root: string): string {
         issuer: PORTAL.issuer,
         alg: PORTAL.alg,
         publicKey: createPublicKey(PORTAL.signingKey).export({ format: "pem", type: "spki" }),
+        emailDomains: PORTAL.emailDomains,
       },
-      { issuer: OTHER_PORTAL.issuer, alg: OTHER_PORTAL.alg, secret: otherPortalSecret },
+      {
+        issuer: OTHER_PORTAL.issuer,
+        alg: OTHER_PORTAL.alg,
+        secret: otherPortalSecret,
+        emailDomains: OTHER_PORTAL.emailDomains,
+      },
     ],
     null,
     2,

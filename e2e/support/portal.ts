@@ -74,7 +74,13 @@ export interface TokenOptions {
 
 /** What the portal's backend does: sign who the agent is, for one sign-in within 5 minutes. */
 export function signEmbedToken(
-  claims: { sub?: string; email?: string; name?: string; prefill?: Record<string, string> } = {},
+  claims: {
+    sub?: string;
+    email?: string;
+    name?: string;
+    role?: string;
+    prefill?: Record<string, string>;
+  } = {},
   {
     issuedAt = Math.floor(Date.now() / 1000),
     lifetime = 120,
@@ -88,6 +94,7 @@ export function signEmbedToken(
   return new SignJWT({
     email: claims.email ?? `${sub}@portal.example`,
     name: claims.name ?? "Agente do Portal",
+    ...(claims.role ? { role: claims.role } : {}),
     ...(claims.prefill ? { prefill: claims.prefill } : {}),
   })
     .setProtectedHeader({ alg: signer.alg, typ: type })

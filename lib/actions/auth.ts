@@ -9,7 +9,7 @@ import type { ActionState } from "@/lib/action-state";
 import { withOidcAttempt } from "@/lib/auth/oidc-attempt";
 import { OIDC_PROVIDER_ID } from "@/lib/auth/oidc-provider";
 import { signInErrorPath } from "@/lib/auth/sign-in-errors";
-import { endEverySession, endSessionNamedBy, verifySession } from "@/lib/dal/session";
+import { endOtherSessions, endSessionNamedBy, verifySession } from "@/lib/dal/session";
 import { signInOptions } from "@/lib/dal/sign-in-options";
 import type { SessionMethod } from "@/lib/db/schema";
 import { userMessageFor } from "@/lib/errors";
@@ -92,14 +92,14 @@ const signedOutPage = (method: SessionMethod | null) =>
  * (Auth.js's own `POST /api/auth/signout` does the same in its route handler.)
  */
 export async function signOutAction(): Promise<void> {
-  const method = await endSessionNamedBy((await headers()).get("cookie"));
-  await signOut({ redirectTo: signedOutPage(method) });
+  const ended = await endSessionNamedBy((await headers()).get("cookie"), "signed_out");
+  await signOut({ redirectTo: signedOutPage(ended?.method ?? null) });
 }
 
 /** Ends every session of the signed-in agent (other browsers, a PC left signed in), then this one's cookie. */
 export async function signOutEverywhereAction(): Promise<void> {
   const agent = await verifySession();
-  const method = await endSessionNamedBy((await headers()).get("cookie"));
-  if (agent) await endEverySession(agent.id);
-  await signOut({ redirectTo: signedOutPage(method) });
+  if (agent) await endOtherSessions(agent);
+  const ended = await endSessionNamedBy((await headers()).get("cookie"), "signed_out");
+  await signOut({ redirectTo: signedOutPage(ended?.method ?? null) });
 }

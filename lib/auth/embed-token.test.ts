@@ -2,9 +2,11 @@ import { createSecretKey, generateKeyPairSync, randomUUID, type KeyObject } from
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EmbedPortal } from "@/lib/config/portals";
+import { eq } from "drizzle-orm";
 import type { DatabaseHandle } from "@/lib/db/connection";
-import { findAgentByEmail, insertAgent, setAgentDisabled } from "@/lib/db/queries/agents";
-import { agents, embedTokenUses } from "@/lib/db/schema";
+import { findAgentByEmail, insertAgent, listAgents, setAgentDisabled } from "@/lib/db/queries/agents";
+import { linkIdentity } from "@/lib/db/queries/identities";
+import { agentIdentities, embedTokenUses, type Agent } from "@/lib/db/schema";
 import { testDatabases } from "@/test/databases";
 import { signInWithEmbedToken, tokenNamesSessionAgent } from "./embed-token";
 
@@ -17,7 +19,11 @@ interface Signer {
   key: KeyObject;
 }
 
-function portal(issuer: string, algorithm: EmbedPortal["algorithm"], adoptsLegacyAgents = false) {
+function portal(
+  issuer: string,
+  algorithm: EmbedPortal["algorithm"],
+  options: Partial<Pick<EmbedPortal, "adoptsLegacyAgents" | "createsAgents" | "allowsSupervisors">> = {},
+) {
   const { publicKey, privateKey } =
     algorithm === "ES256"
       ? generateKeyPairSync("ec", { namedCurve: "P-256" })
@@ -27,17 +33,23 @@ function portal(issuer: string, algorithm: EmbedPortal["algorithm"], adoptsLegac
     issuer,
     algorithm,
     key: algorithm === "HS256" ? secret : publicKey,
-    adoptsLegacyAgents,
+    adoptsLegacyAgents: false,
+    emailDomains: options.createsAgents === false ? [] : ["example.com"],
+    createsAgents: true,
+    allowsSupervisors: false,
+    ...options,
   };
   const signer: Signer = { issuer, alg: algorithm, key: algorithm === "HS256" ? secret : privateKey };
   return { configured, signer };
 }
 
-// The HS256 portal is the one that adopts agents linked before tokens named their issuer.
-const hs = portal("https://portal-a.example", "HS256", true);
+// The HS256 portal is the one that adopts agents linked before tokens named their issuer, and may open supervisor
+// sessions; the last one creates no agents (an operator links each).
+const hs = portal("https://portal-a.example", "HS256", { adoptsLegacyAgents: true, allowsSupervisors: true });
 const es = portal("https://portal-b.example", "ES256");
 const ed = portal("crm-c", "EdDSA");
-const PORTALS = [hs.configured, es.configured, ed.configured];
+const linkedOnly = portal("https://crm-d.example", "HS256", { createsAgents: false });
+const PORTALS = [hs.configured, es.configured, ed.configured, linkedOnly.configured];
 
 interface TokenOptions {
   signer?: Signer;
@@ -86,21 +98,30 @@ describe.each(testDatabases)("embed sign-in tokens on $name", ({ open }) => {
   });
   afterAll(() => handle.close());
 
+  const identitiesOf = (agent: Pick<Agent, "id">) =>
+    handle.db
+      .select({
+        kind: agentIdentities.kind,
+        issuer: agentIdentities.issuer,
+        subject: agentIdentities.subject,
+      })
+      .from(agentIdentities)
+      .where(eq(agentIdentities.agentId, agent.id));
+
   it("creates the agent on first use, finds them by the partner's id after, and passes the form's prefill", async () => {
     const first = await signIn(
       await token({ prefill: { customerName: "Cliente", planId: "x", other: "dropped", externalId: 7 } }),
     );
     expect(first).toMatchObject({
       ok: true,
-      agent: {
-        email: "ana.portal@example.com",
-        role: "agent",
-        externalIssuer: "https://portal-a.example",
-        externalSubject: "partner-42",
-      },
+      agent: { email: "ana.portal@example.com", role: "agent" },
+      role: "agent",
+      outcome: "created",
+      identity: { kind: "portal", issuer: "https://portal-a.example", subject: "partner-42" },
     });
     expect(first.ok && first.prefill).toEqual({ customerName: "Cliente", planId: "x" });
     const again = await signIn(await token({ email: "new.address@example.com" }));
+    expect(again).toMatchObject({ ok: true, outcome: "known" });
     expect(again.ok && again.agent.id).toBe(first.ok && first.agent.id);
   });
 
@@ -110,12 +131,10 @@ describe.each(testDatabases)("embed sign-in tokens on $name", ({ open }) => {
     ["EdDSA under its RFC 9864 name Ed25519", { ...ed.signer, alg: "Ed25519" }],
   ])("signs in with a portal's %s key, which the app holds only the public half of", async (_alg, signer) => {
     const sub = `partner-${signer.alg}-${signer.issuer}`;
-    const result = await signIn(
-      await token({ sub, email: `${signer.alg}@${signer.issuer}.example` }, { signer }),
-    );
+    const result = await signIn(await token({ sub, email: `${signer.alg}.portal@example.com` }, { signer }));
     expect(result).toMatchObject({
       ok: true,
-      agent: { externalIssuer: signer.issuer, externalSubject: sub },
+      identity: { kind: "portal", issuer: signer.issuer, subject: sub },
     });
   });
 
@@ -185,75 +204,116 @@ describe.each(testDatabases)("embed sign-in tokens on $name", ({ open }) => {
   });
 
   describe("agents linked before tokens named their issuer", () => {
+    let legacy: Agent;
     beforeAll(async () => {
-      await handle.db.insert(agents).values({
+      legacy = await insertAgent(handle.db, {
         email: "legacy@example.com",
         name: "Legado",
         role: "agent",
-        externalSubject: "legacy-7",
+        passwordHash: null,
+      });
+      // As migration 0013 records one: a portal identity with no issuer.
+      await handle.db.insert(agentIdentities).values({
+        agentId: legacy.id,
+        kind: "portal",
+        issuer: "",
+        subject: "legacy-7",
+        linkedBy: "migration",
       });
     });
 
-    it("are never matched by another portal: its own agent with that id is a new one", async () => {
+    it("are never matched by another portal, nor by e-mail", async () => {
       const other = await signIn(
         await token({ sub: "legacy-7", email: "legacy.b@example.com" }, { signer: es.signer }),
       );
-      expect(other).toMatchObject({
-        ok: true,
-        agent: { email: "legacy.b@example.com", externalIssuer: es.signer.issuer },
-      });
-      // Nor by e-mail: the legacy account is linked already.
+      expect(other).toMatchObject({ ok: true, outcome: "created", agent: { email: "legacy.b@example.com" } });
       expect(
         await refusal(token({ sub: "legacy-7", email: "legacy@example.com" }, { signer: ed.signer })),
-      ).toBe("invalid");
-      expect((await findAgentByEmail(handle.db, "legacy@example.com"))?.externalIssuer).toBeNull();
+      ).toBe("account_conflict");
+      expect(await identitiesOf(legacy)).toEqual([{ kind: "portal", issuer: "", subject: "legacy-7" }]);
     });
 
     it("are adopted, once, by the portal configured to", async () => {
       const adopted = await signIn(await token({ sub: "legacy-7", email: "legacy@example.com" }));
-      expect(adopted).toMatchObject({
-        ok: true,
-        agent: { email: "legacy@example.com", externalIssuer: hs.signer.issuer, externalSubject: "legacy-7" },
-      });
+      expect(adopted).toMatchObject({ ok: true, outcome: "adopted", agent: { id: legacy.id } });
+      expect(await identitiesOf(legacy)).toEqual([
+        { kind: "portal", issuer: hs.signer.issuer, subject: "legacy-7" },
+      ]);
+      const again = await signIn(await token({ sub: "legacy-7", email: "legacy@example.com" }));
+      expect(again).toMatchObject({ ok: true, outcome: "known", agent: { id: legacy.id } });
     });
   });
 
-  it("links an existing agent account without a password by e-mail the first time", async () => {
-    const existing = await insertAgent(handle.db, {
-      email: "bia@example.com",
-      name: "Bia",
-      role: "agent",
-      passwordHash: null,
+  describe("an e-mail another account has", () => {
+    it.each([
+      ["an account without a password or identity", { role: "agent" as const, passwordHash: null }],
+      ["a supervisor", { role: "supervisor" as const, passwordHash: null }],
+      ["a password account", { role: "agent" as const, passwordHash: "$argon2id$x" }],
+    ])("never takes over %s: refused, nothing created or linked", async (_case, account) => {
+      const email = `taken.${randomUUID().slice(0, 8)}@example.com`;
+      const existing = await insertAgent(handle.db, { email, name: "Existente", ...account });
+      const before = (await listAgents(handle.db)).length;
+      const result = await signIn(await token({ sub: `partner-${email}`, email: email.toUpperCase() }));
+      expect(result).toMatchObject({ ok: false, problem: "account_conflict", agentId: existing.id });
+      expect(await identitiesOf(existing)).toEqual([]);
+      expect((await listAgents(handle.db)).length).toBe(before);
     });
-    const result = await signIn(await token({ sub: "partner-bia", email: "BIA@example.com", name: "Bia" }));
-    expect(result.ok && result.agent.id).toBe(existing.id);
-    expect(await findAgentByEmail(handle.db, "bia@example.com")).toMatchObject({
-      externalIssuer: hs.signer.issuer,
-      externalSubject: "partner-bia",
+
+    it("refuses an e-mail another portal's agent has, or an IdP's", async () => {
+      const atB = await signIn(await token({ sub: "b-1", email: "bia@example.com" }, { signer: es.signer }));
+      expect(atB.ok).toBe(true);
+      expect(await refusal(token({ sub: "someone-else", email: "bia@example.com" }))).toBe(
+        "account_conflict",
+      );
     });
   });
 
-  it("never takes over a supervisor's or a password account", async () => {
-    await insertAgent(handle.db, {
-      email: "chefe@example.com",
-      name: "Chefe",
-      role: "supervisor",
-      passwordHash: null,
-    });
-    await insertAgent(handle.db, {
-      email: "senha@example.com",
-      name: "Senha",
-      role: "agent",
-      passwordHash: "$argon2id$x",
-    });
-    for (const email of ["chefe@example.com", "senha@example.com"]) {
-      expect(await refusal(token({ sub: `partner-${email}`, email }))).toBe("invalid");
-      expect((await findAgentByEmail(handle.db, email))?.externalSubject).toBeNull();
+  it("refuses an e-mail outside the portal's domains, before anything is spent or written", async () => {
+    for (const email of ["ana@other.example", "ana@x.example.com", "ana@example.com.evil.example"]) {
+      const result = await signIn(await token({ sub: "partner-domain", email }));
+      expect(result).toMatchObject({ ok: false, problem: "email_domain", issuer: hs.signer.issuer });
+      expect(await findAgentByEmail(handle.db, email)).toBeUndefined();
     }
   });
 
-  it("refuses an e-mail already linked to another partner id", async () => {
-    expect(await refusal(token({ sub: "someone-else", email: "bia@example.com" }))).toBe("invalid");
+  it("signs in only the agents an operator linked, at a portal that creates none", async () => {
+    const email = "linked.only@example.com";
+    expect(await refusal(token({ sub: "d-1", email }, { signer: linkedOnly.signer }))).toBe("not_linked");
+    expect(await findAgentByEmail(handle.db, email)).toBeUndefined();
+    const agent = await insertAgent(handle.db, { email, name: "Ligada", role: "agent", passwordHash: null });
+    await linkIdentity(handle.db, {
+      agentId: agent.id,
+      key: { kind: "portal", issuer: linkedOnly.signer.issuer, subject: "d-1" },
+      linkedBy: "operator",
+      actor: { actor: "cli:test", door: "cli" },
+    });
+    // Whatever e-mail the token names: the identity decides.
+    const result = await signIn(
+      await token({ sub: "d-1", email: "whatever@example.com" }, { signer: linkedOnly.signer }),
+    );
+    expect(result).toMatchObject({ ok: true, outcome: "known", agent: { id: agent.id, email } });
+  });
+
+  it("opens a supervisor session only for a portal allowed to, when its token says so", async () => {
+    const asked = { sub: "boss-1", email: "boss@example.com", role: "supervisor" };
+    expect(await signIn(await token(asked))).toMatchObject({ ok: true, role: "supervisor" });
+    expect(
+      await signIn(
+        await token({ ...asked, sub: "boss-2", email: "boss.b@example.com" }, { signer: es.signer }),
+      ),
+    ).toMatchObject({
+      ok: true,
+      role: "agent",
+    });
+    // The next token without the claim: an agent again, and the change is reported.
+    expect(await signIn(await token({ sub: "boss-1", email: "boss@example.com" }))).toMatchObject({
+      ok: true,
+      role: "agent",
+      previousRole: "supervisor",
+    });
+    expect(
+      await refusal(token({ ...asked, sub: "boss-3", email: "boss.c@example.com", role: "admin" })),
+    ).toBe("invalid");
   });
 
   it("accepts a token once", async () => {

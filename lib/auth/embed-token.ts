@@ -1,17 +1,19 @@
 import "server-only";
 import { decodeJwt, errors, jwtVerify, type JWTPayload } from "jose";
 import type { EmbedPortal, PortalAlgorithm } from "@/lib/config/portals";
+import { emailDomainAllowed } from "@/lib/config/email-domains";
 import type { Database } from "@/lib/db/connection";
-import { normalizeEmail } from "@/lib/db/queries/agents";
+import { findAgentByEmail, normalizeEmail } from "@/lib/db/queries/agents";
+import { spendTokenId } from "@/lib/db/queries/embed-token-uses";
 import {
-  adoptLegacyPortalAgent,
-  createPortalAgent,
-  findPortalAgent,
-  isPortalAgent,
-  linkPortalAgentByEmail,
-  spendTokenId,
-} from "@/lib/db/queries/portal-agents";
-import type { Agent } from "@/lib/db/schema";
+  adoptLegacyPortalIdentity,
+  createAgentWithIdentity,
+  findIdentity,
+  isIdentityOf,
+  type LinkedAgent,
+} from "@/lib/db/queries/identities";
+import type { AgentRole } from "@/lib/db/schema";
+import { admitIdentity, type Admission } from "./admission";
 import { pickSaleFields, type SaleFormValues } from "@/lib/validation/sale";
 import { textProblem } from "@/lib/validation/text";
 
@@ -30,14 +32,43 @@ const ALGORITHMS: Record<PortalAlgorithm, string[]> = {
   EdDSA: ["EdDSA", "Ed25519"],
 };
 
-/** `misaddressed`: not meant for this app (audience, type) or from no portal it knows (issuer). */
-export type EmbedTokenProblem = "invalid" | "misaddressed" | "expired" | "replayed" | "disabled";
+/**
+ * `misaddressed`: not meant for this app (audience, type) or from no portal it knows (issuer). `email_domain`: an
+ * e-mail outside the portal's domains. `account_conflict`: an e-mail another account has (the portal never takes it
+ * over). `not_linked`: someone the portal may not create, whom no operator has linked to it.
+ */
+export type EmbedTokenProblem =
+  | "invalid"
+  | "misaddressed"
+  | "expired"
+  | "replayed"
+  | "disabled"
+  | "email_domain"
+  | "account_conflict"
+  | "not_linked";
 
+/**
+ * Signed in: the session's role is agent unless the portal may say supervisor and its token does; `created`: this
+ * token made the account; `adopted`: it named the issuer of an identity linked before tokens named one.
+ */
 export type EmbedSignIn =
-  | { ok: true; agent: Agent; prefill: Partial<SaleFormValues> }
-  | { ok: false; problem: EmbedTokenProblem; /** For the log: which check refused it. */ detail: string };
+  | ({ ok: true; prefill: Partial<SaleFormValues> } & Admission<"known" | "created" | "adopted">)
+  | {
+      ok: false;
+      problem: EmbedTokenProblem;
+      /** For the log: which check refused it. */
+      detail: string;
+      /** The portal that signed it, once the signature is checked. */
+      issuer?: string;
+      /** The account concerned, when there is one (a disabled agent; the account whose e-mail was named). */
+      agentId?: string;
+    };
 
-const refuse = (problem: EmbedTokenProblem, detail: string): EmbedSignIn => ({ ok: false, problem, detail });
+const refuse = (
+  problem: EmbedTokenProblem,
+  detail: string,
+  about: { issuer?: string; agentId?: string } = {},
+): EmbedSignIn => ({ ok: false, problem, detail, ...about });
 
 /**
  * The signature and every claim, with the portal's key. `expiredToo`: the time checked is no later than the token's
@@ -60,6 +91,7 @@ async function verify(
   const portal = portals.find((each) => each.issuer === claimedIssuer);
   if (!portal)
     return refuse("misaddressed", typeof claimedIssuer === "string" ? "issuer_unknown" : "issuer_missing");
+  const signedBy = { issuer: portal.issuer };
   try {
     const { payload } = await jwtVerify(token, portal.key, {
       algorithms: ALGORITHMS[portal.algorithm],
@@ -75,12 +107,13 @@ async function verify(
     });
     // One audience, ours: a token also addressed to another service could be spent there as well.
     const audience = Array.isArray(payload.aud) && payload.aud.length === 1 ? payload.aud[0] : payload.aud;
-    if (audience !== EMBED_TOKEN_AUDIENCE) return refuse("misaddressed", "audience");
+    if (audience !== EMBED_TOKEN_AUDIENCE) return refuse("misaddressed", "audience", signedBy);
     return { portal, payload };
   } catch (error) {
-    if (error instanceof errors.JWTExpired) return refuse("expired", "expired");
+    // These are checked once the signature held: the portal did sign the token.
+    if (error instanceof errors.JWTExpired) return refuse("expired", "expired", signedBy);
     if (error instanceof errors.JWTClaimValidationFailed && ["aud", "typ"].includes(error.claim)) {
-      return refuse("misaddressed", error.claim === "aud" ? "audience" : "type");
+      return refuse("misaddressed", error.claim === "aud" ? "audience" : "type", signedBy);
     }
     if (error instanceof errors.JWSSignatureVerificationFailed) return refuse("invalid", "signature");
     if (error instanceof errors.JOSEAlgNotAllowed) return refuse("invalid", "algorithm");
@@ -94,12 +127,15 @@ interface AgentClaims {
   email: string;
   name: string;
   exp: number;
+  /** The role the token asks for; only a portal that allows supervisors is heard. */
+  role: AgentRole;
 }
 
 /** The claims that name the agent, when each is present and well formed; undefined otherwise. */
 function agentClaims(payload: JWTPayload, now: Date): AgentClaims | undefined {
-  const { sub, iat, exp, jti, email, name } = payload as Record<string, unknown>;
+  const { sub, iat, exp, jti, email, name, role = "agent" } = payload as Record<string, unknown>;
   if (
+    (role !== "agent" && role !== "supervisor") ||
     typeof sub !== "string" ||
     typeof jti !== "string" ||
     typeof email !== "string" ||
@@ -117,12 +153,14 @@ function agentClaims(payload: JWTPayload, now: Date): AgentClaims | undefined {
   ) {
     return undefined;
   }
-  return { sub, jti, email, name, exp };
+  return { sub, jti, email, name, exp, role };
 }
 
 /**
  * A partner portal's backend signs who the agent is with its own key; the token is good for one sign-in within
- * 5 minutes. The agent is found by (portal, partner id), linked by e-mail the first time, or created.
+ * 5 minutes. The agent is the one the portal's identity (its issuer, the token's `sub`) is linked to; a portal that
+ * may create agents creates one the first time, in its own domains, never taking over an account that has the
+ * e-mail already. The session is an agent's unless the portal may say supervisor.
  */
 export async function signInWithEmbedToken(
   db: Database,
@@ -133,9 +171,13 @@ export async function signInWithEmbedToken(
   const verified = await verify(token, portals, now);
   if ("ok" in verified) return verified;
   const { portal, payload } = verified;
+  const about = { issuer: portal.issuer };
   const claims = agentClaims(payload, now);
-  if (!claims) return refuse("invalid", "claims");
+  if (!claims) return refuse("invalid", "claims", about);
   const { sub, jti, email, name, exp } = claims;
+  if (portal.emailDomains.length > 0 && !emailDomainAllowed(normalizeEmail(email), portal.emailDomains)) {
+    return refuse("email_domain", "email_domain", about);
+  }
 
   // Each portal picks its own `jti`s: one portal's cannot use up another's.
   const spent = await spendTokenId(
@@ -144,12 +186,15 @@ export async function signInWithEmbedToken(
     new Date((exp + CLOCK_TOLERANCE_SECONDS) * 1000),
     now,
   );
-  if (!spent) return refuse("replayed", "jti");
+  if (!spent) return refuse("replayed", "jti", about);
 
-  const agent = await findOrLinkAgent(db, portal, { sub, email: normalizeEmail(email), name: name.trim() });
-  if (!agent) return refuse("invalid", "email_taken");
-  if (agent.disabledAt) return refuse("disabled", "disabled");
-  return { ok: true, agent, prefill: pickSaleFields(payload.prefill) };
+  const found = await findOrCreateAgent(db, portal, { sub, email: normalizeEmail(email), name: name.trim() });
+  if ("problem" in found) return refuse(found.problem, found.problem, { ...about, agentId: found.agentId });
+  const { linked, outcome } = found;
+  if (linked.agent.disabledAt) return refuse("disabled", "disabled", { ...about, agentId: linked.agent.id });
+  const role = portal.allowsSupervisors ? claims.role : "agent";
+  const admission = await admitIdentity(db, linked, { role, outcome, now });
+  return { ok: true, ...admission, prefill: pickSaleFields(payload.prefill) };
 }
 
 /**
@@ -171,28 +216,39 @@ export async function tokenNamesSessionAgent(
   if ("ok" in verified) return null;
   const claims = agentClaims(verified.payload, now);
   if (!claims) return null;
-  const named = await isPortalAgent(db, sessionAgentId, { issuer: verified.portal.issuer, sub: claims.sub });
+  const named = await isIdentityOf(db, sessionAgentId, {
+    kind: "portal",
+    issuer: verified.portal.issuer,
+    subject: claims.sub,
+  });
   return named ? { prefill: pickSaleFields(verified.payload.prefill) } : null;
 }
 
 /**
- * By (portal, partner id) first; then, for the one portal configured to adopt them, an agent linked before
- * tokens named their issuer; else an unlinked agent-role account without a password, with the same e-mail
- * (a supervisor's or a password account is never taken over); else a new agent. Undefined when the e-mail
- * belongs to an account that may not be linked.
+ * By the portal's identity first; then, for the one portal configured to adopt them, an identity recorded before
+ * tokens named their issuer; then, when the portal may create agents, a new agent, unless the e-mail is another
+ * account's: that account is never taken over (an operator links it: `npm run agents -- link`).
  */
-async function findOrLinkAgent(
+async function findOrCreateAgent(
   db: Database,
   portal: EmbedPortal,
   who: { sub: string; email: string; name: string },
-): Promise<Agent | undefined> {
-  const identity = { issuer: portal.issuer, sub: who.sub };
-  return (
-    (await findPortalAgent(db, identity)) ??
-    (portal.adoptsLegacyAgents ? await adoptLegacyPortalAgent(db, identity) : undefined) ??
-    (await linkPortalAgentByEmail(db, identity, who.email)) ??
-    (await createPortalAgent(db, identity, who)) ??
-    // Two first sign-ins of the same agent at once: the other one created the row.
-    (await findPortalAgent(db, identity))
-  );
+): Promise<
+  | { linked: LinkedAgent; outcome: "known" | "created" | "adopted" }
+  | { problem: "account_conflict" | "not_linked"; agentId?: string }
+> {
+  const key = { kind: "portal" as const, issuer: portal.issuer, subject: who.sub };
+  const known = await findIdentity(db, key);
+  if (known) return { linked: known, outcome: "known" };
+  const adopted = portal.adoptsLegacyAgents
+    ? await adoptLegacyPortalIdentity(db, { issuer: portal.issuer, subject: who.sub })
+    : undefined;
+  if (adopted) return { linked: adopted, outcome: "adopted" };
+  if (!portal.createsAgents) return { problem: "not_linked" };
+  const created = await createAgentWithIdentity(db, { key, email: who.email, name: who.name, role: "agent" });
+  if (created) return { linked: created, outcome: "created" };
+  // Two first sign-ins of the same agent at once: the other one created the row.
+  const raced = await findIdentity(db, key);
+  if (raced) return { linked: raced, outcome: "known" };
+  return { problem: "account_conflict", agentId: (await findAgentByEmail(db, who.email))?.id };
 }

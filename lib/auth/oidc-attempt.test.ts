@@ -110,7 +110,7 @@ describe("withOidcAttempt", () => {
       { cookie: STATE, idpError: "access_denied" },
     );
     expect(thrown).toEqual({ ok: false, failure: "oidc_cancelled" });
-    expect(warn.mock.calls).toEqual([
+    expect(warn.mock.calls.filter(([event]) => event === "auth.oidc_sign_in_failed")).toEqual([
       [
         "auth.oidc_sign_in_failed",
         { stage: "callback", reason: "oidc_state_mismatch", error: "InvalidCheck" },
@@ -118,6 +118,17 @@ describe("withOidcAttempt", () => {
       [
         "auth.oidc_sign_in_failed",
         { stage: "callback", reason: "oidc_cancelled", error: "OAuthCallbackError", detail: "access_denied" },
+      ],
+    ]);
+    // And each is a failed sign-in in the security log, without the error's text.
+    expect(warn.mock.calls.filter(([event]) => event === "auth.sign_in")).toEqual([
+      [
+        "auth.sign_in",
+        expect.objectContaining({ category: "security", outcome: "failure", reason: "oidc_state_mismatch" }),
+      ],
+      [
+        "auth.sign_in",
+        expect.objectContaining({ category: "security", outcome: "failure", reason: "oidc_cancelled" }),
       ],
     ]);
     // Outside an attempt, Auth.js's errors are logged the usual way.

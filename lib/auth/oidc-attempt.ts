@@ -2,8 +2,10 @@ import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { isHttpsOrLoopback } from "@/lib/config/env-values";
 import type { OidcErrorCode } from "./oidc-errors";
+import { getConfig } from "@/lib/env";
 import { log } from "@/lib/log";
 import { countSignInRefusal } from "@/lib/metrics";
+import { securityEvent } from "@/lib/security-log";
 
 /**
  * One OIDC sign-in step (sending the agent to the IdP, or taking them back at the callback). Auth.js turns most of
@@ -163,11 +165,19 @@ export async function withOidcAttempt<T>(
   return attempt.error || attempt.unreachable ? failed(stage, attempt) : { ok: true, value };
 }
 
-function failed<T>(stage: OidcStage, attempt: Attempt): OidcAttemptResult<T> {
+async function failed<T>(stage: OidcStage, attempt: Attempt): Promise<OidcAttemptResult<T>> {
   const { failure, error, detail } = diagnose(attempt);
   const fields = { stage, reason: failure, ...(error ? { error } : {}), ...(detail ? { detail } : {}) };
   if (failure === "sign_in_unavailable") log.error("auth.oidc_sign_in_failed", fields);
   else log.warn("auth.oidc_sign_in_failed", fields);
   countSignInRefusal("oidc", failure);
+  const issuer = getConfig().oidc?.issuer;
+  await securityEvent("auth.sign_in", {
+    outcome: "failure",
+    door: issuer ? `oidc:${issuer}` : null,
+    agentId: null,
+    reason: failure,
+    details: { stage },
+  });
   return { ok: false, failure };
 }

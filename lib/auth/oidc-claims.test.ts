@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { emailDomainAllowed, hasClaim, personFromClaims, roleFromClaims } from "./oidc-claims";
+import { emailDomainAllowed } from "@/lib/config/email-domains";
+import { hasClaim, personFromClaims, roleFromClaims } from "./oidc-claims";
 
 const roles = { roleClaim: "roles", supervisorValues: ["Supervisor", "coordenacao"] };
 

@@ -100,10 +100,3 @@ export function roleFromClaims(
     ? "supervisor"
     : "agent";
 }
-
-/** Exact domains only: `parceira.com.br` lets in neither `x.parceira.com.br` nor `parceira.com.br.evil.example`. */
-export function emailDomainAllowed(email: string, allowedDomains: readonly string[]): boolean {
-  if (allowedDomains.length === 0) return true;
-  const domain = email.slice(email.lastIndexOf("@") + 1);
-  return allowedDomains.includes(domain);
-}

@@ -33,5 +33,5 @@ export const OIDC_MESSAGES: Readonly<Record<OidcErrorCode, string>> = {
   oidc_not_registered:
     "Sua conta ainda não foi cadastrada no Partner Sales. Peça ao seu supervisor para cadastrar o seu e-mail e tente novamente.",
   oidc_account_conflict:
-    "Este e-mail já está ligado a outra conta do login da sua empresa. Avise o suporte para desfazer a ligação antiga.",
+    "Já existe uma conta do Partner Sales com este e-mail, que entra por outro caminho. Peça ao suporte para ligá-la ao login da sua empresa.",
 };

@@ -29,6 +29,7 @@ const config = (): OidcConfig => ({
   name: "Keycloak",
   autoCreate: true,
   allowedEmailDomains: [],
+  adoptPasswordAccounts: false,
   roleClaim: undefined,
   supervisorValues: [],
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { OidcConfig } from "@/lib/config/oidc";
 import type { DatabaseHandle } from "@/lib/db/connection";
 import { findAgentByEmail, insertAgent, setAgentDisabled } from "@/lib/db/queries/agents";
-import { findAgentByOidcIdentity } from "@/lib/db/queries/oidc-identities";
+import { createAgentWithIdentity, findIdentity, inviteIdentity } from "@/lib/db/queries/identities";
 import { testDatabases } from "@/test/databases";
 import { signInWithOidc } from "./oidc-sign-in";
 
@@ -15,6 +15,7 @@ const config: OidcConfig = {
   name: "Keycloak",
   autoCreate: true,
   allowedEmailDomains: [],
+  adoptPasswordAccounts: false,
   roleClaim: "realm_access.roles",
   supervisorValues: ["supervisor"],
 };
@@ -55,44 +56,162 @@ describe.each(testDatabases)("OIDC sign-in on $name", ({ open }) => {
     if (second.ok) expect(second.agent.name).toBe("Ana Lima Souza");
   });
 
-  it("re-reads the role at every sign-in: promoted, then demoted", async () => {
+  it("re-reads the role at every sign-in, for this door's session only: promoted, then demoted", async () => {
     const claims = person();
     const asSupervisor = await signIn({ ...claims, realm_access: { roles: ["offline", "supervisor"] } });
-    expect(asSupervisor).toMatchObject({ ok: true, agent: { role: "supervisor" } });
+    // The account's own role (the password's, the operator's) is not the IdP's to write.
+    expect(asSupervisor).toMatchObject({ ok: true, role: "supervisor", agent: { role: "agent" } });
     const asAgent = await signIn({ ...claims, realm_access: { roles: ["offline"] } });
-    expect(asAgent).toMatchObject({ ok: true, agent: { role: "agent" } });
+    expect(asAgent).toMatchObject({ ok: true, role: "agent", previousRole: "supervisor" });
   });
 
   it("keeps a disabled agent out whatever the IdP says", async () => {
     const claims = person();
     await signIn(claims);
     await setAgentDisabled(handle.db, claims.email, true);
-    expect(await signIn({ ...claims, realm_access: { roles: ["supervisor"] } })).toEqual({
+    expect(await signIn({ ...claims, realm_access: { roles: ["supervisor"] } })).toMatchObject({
       ok: false,
       refusal: "oidc_account_disabled",
     });
   });
 
-  it("links an agent an operator added, by a verified e-mail only", async () => {
+  const identityOf = (claims: { sub: string }) =>
+    findIdentity(handle.db, { kind: "oidc", issuer: ISSUER, subject: claims.sub });
+  const operator = { actor: "cli:test", door: "cli" };
+
+  it("never links an account because its e-mail matches: a password account, a portal's, an operator's", async () => {
+    const password = person();
+    await insertAgent(handle.db, {
+      email: password.email,
+      name: "Ana",
+      role: "supervisor",
+      passwordHash: "x",
+    });
+    const portal = person();
+    await createAgentWithIdentity(handle.db, {
+      key: { kind: "portal", issuer: "https://portal.example", subject: "p-1" },
+      email: portal.email.toLowerCase(),
+      name: "Bia",
+      role: "agent",
+    });
+    const bare = person();
+    const added = await insertAgent(handle.db, {
+      email: bare.email,
+      name: "Caio",
+      role: "agent",
+      passwordHash: null,
+    });
+    for (const claims of [password, portal, bare]) {
+      expect(await signIn(claims)).toMatchObject({ ok: false, refusal: "oidc_account_conflict" });
+      expect(await signIn(claims, { autoCreate: false })).toMatchObject({ refusal: "oidc_account_conflict" });
+      expect(await identityOf(claims)).toBeUndefined();
+    }
+    // Reported with the account it met, for the security log.
+    expect(await signIn(bare)).toEqual({ ok: false, refusal: "oidc_account_conflict", agentId: added.id });
+  });
+
+  it("takes an operator's invitation to the account with that e-mail, once, verified only, before it expires", async () => {
     const claims = person();
     const added = await insertAgent(handle.db, {
       email: claims.email,
-      name: "Ana (operador)",
+      name: "Elisa",
       role: "agent",
-      passwordHash: "x",
+      passwordHash: null,
     });
+    const until = new Date(Date.now() + 60_000);
+    await inviteIdentity(handle.db, { agentId: added.id, issuer: ISSUER, until, actor: operator });
     const off = { autoCreate: false };
-    expect(await signIn({ ...claims, email_verified: false }, off)).toEqual({
-      ok: false,
+    expect(await signIn({ ...claims, email_verified: false }, off)).toMatchObject({
       refusal: "oidc_email_unverified",
     });
     // An IdP that does not say (no claim) is not taken as verified either.
     const { email_verified: _, ...unsaid } = claims;
-    expect(await signIn(unsaid, off)).toEqual({ ok: false, refusal: "oidc_email_unverified" });
-    expect(await findAgentByOidcIdentity(handle.db, { issuer: ISSUER, subject: claims.sub })).toBeUndefined();
+    expect(await signIn(unsaid, off)).toMatchObject({ refusal: "oidc_email_unverified" });
+    // Another IdP's identity does not take this IdP's invitation.
+    expect(await signIn({ ...claims, iss: "https://other-idp.example" }, off)).toMatchObject({ ok: false });
+    expect(await identityOf(claims)).toBeUndefined();
 
-    expect(await signIn(claims, off)).toMatchObject({ ok: true, outcome: "linked", agent: { id: added.id } });
+    expect(await signIn(claims, off)).toMatchObject({
+      ok: true,
+      outcome: "invited",
+      agent: { id: added.id },
+    });
     expect(await signIn(claims, off)).toMatchObject({ ok: true, outcome: "known", agent: { id: added.id } });
+    // Taken: a second IdP account with the same e-mail finds no invitation.
+    expect(await signIn({ ...claims, sub: `${claims.sub}-2` }, off)).toMatchObject({
+      refusal: "oidc_account_conflict",
+    });
+
+    const late = person();
+    const lateAgent = await insertAgent(handle.db, {
+      email: late.email,
+      name: "Tardia",
+      role: "agent",
+      passwordHash: null,
+    });
+    await inviteIdentity(handle.db, {
+      agentId: lateAgent.id,
+      issuer: ISSUER,
+      until: new Date(Date.now() - 1),
+      actor: operator,
+    });
+    expect(await signIn(late, off)).toMatchObject({ refusal: "oidc_account_conflict" });
+  });
+
+  describe("with OIDC_ADOPT_PASSWORD_ACCOUNTS", () => {
+    const adopting = { adoptPasswordAccounts: true, allowedEmailDomains: ["parceira.example"] };
+
+    it("takes over a password account with no other identity, keeping its password and its own role", async () => {
+      const claims = person();
+      const account = await insertAgent(handle.db, {
+        email: claims.email,
+        name: "Ana",
+        role: "supervisor",
+        passwordHash: "x",
+      });
+      const adopted = await signIn(claims, adopting);
+      expect(adopted).toMatchObject({
+        ok: true,
+        outcome: "adopted",
+        role: "agent",
+        agent: { id: account.id },
+      });
+      expect(await findAgentByEmail(handle.db, claims.email)).toMatchObject({
+        role: "supervisor",
+        passwordHash: "x",
+      });
+      expect(await signIn(claims, adopting)).toMatchObject({ ok: true, outcome: "known" });
+    });
+
+    it("never takes an account without a password, one with another identity, or a disabled one", async () => {
+      const bare = person();
+      await insertAgent(handle.db, {
+        email: bare.email,
+        name: "Sem senha",
+        role: "agent",
+        passwordHash: null,
+      });
+      const portal = person();
+      const viaPortal = await insertAgent(handle.db, {
+        email: portal.email,
+        name: "Portal",
+        role: "agent",
+        passwordHash: "x",
+      });
+      await inviteIdentity(handle.db, {
+        agentId: viaPortal.id,
+        issuer: "https://other-idp.example",
+        until: new Date(Date.now() + 60_000),
+        actor: operator,
+      });
+      const disabled = person();
+      await insertAgent(handle.db, { email: disabled.email, name: "Off", role: "agent", passwordHash: "x" });
+      await setAgentDisabled(handle.db, disabled.email, true);
+      for (const claims of [bare, portal]) {
+        expect(await signIn(claims, adopting)).toMatchObject({ ok: false, refusal: "oidc_account_conflict" });
+      }
+      expect(await signIn(disabled, adopting)).toMatchObject({ ok: false, refusal: "oidc_account_disabled" });
+    });
   });
 
   it("with auto-create off, refuses someone no operator added", async () => {
@@ -105,7 +224,7 @@ describe.each(testDatabases)("OIDC sign-in on $name", ({ open }) => {
   it("never links a second IdP account to an agent that has one at this issuer", async () => {
     const claims = person();
     await signIn(claims);
-    expect(await signIn({ ...claims, sub: `${claims.sub}-recreated` })).toEqual({
+    expect(await signIn({ ...claims, sub: `${claims.sub}-recreated` })).toMatchObject({
       ok: false,
       refusal: "oidc_account_conflict",
     });

@@ -1,16 +1,18 @@
 import "server-only";
+import { emailDomainAllowed } from "@/lib/config/email-domains";
 import type { OidcConfig } from "@/lib/config/oidc";
 import type { Database } from "@/lib/db/connection";
 import { findAgentByEmail } from "@/lib/db/queries/agents";
 import {
-  createAgentWithOidcIdentity,
-  findAgentByOidcIdentity,
-  linkOidcIdentity,
-  recordOidcSignIn,
-} from "@/lib/db/queries/oidc-identities";
-import type { Agent } from "@/lib/db/schema";
+  adoptPasswordAccount,
+  createAgentWithIdentity,
+  findIdentity,
+  takeInvitation,
+  type LinkedAgent,
+} from "@/lib/db/queries/identities";
+import { admitIdentity, type Admission } from "./admission";
 import type { OidcErrorCode } from "./oidc-errors";
-import { emailDomainAllowed, personFromClaims, roleFromClaims } from "./oidc-claims";
+import { personFromClaims, roleFromClaims } from "./oidc-claims";
 
 /** Why a person the IdP vouched for is still not let in (each has its pt-BR message in ./oidc-errors.ts). */
 export type OidcRefusal = Exclude<
@@ -18,26 +20,36 @@ export type OidcRefusal = Exclude<
   "oidc_unreachable" | "oidc_cancelled" | "oidc_state_mismatch"
 >;
 
-export type OidcSignIn =
-  { ok: true; agent: Agent; outcome: "known" | "linked" | "created" } | { ok: false; refusal: OidcRefusal };
+/**
+ * `known`: the identity was linked already. `invited`: it took the operator's invitation. `adopted`: it took a
+ * password account (OIDC_ADOPT_PASSWORD_ACCOUNTS). `created`: its first sign-in created the agent.
+ */
+export type OidcOutcome = "known" | "invited" | "adopted" | "created";
 
-const refuse = (refusal: OidcRefusal): OidcSignIn => ({ ok: false, refusal });
+/** Signed in: the session's role is the IdP's claim now. */
+export type OidcSignIn =
+  | ({ ok: true } & Admission<OidcOutcome>)
+  | { ok: false; refusal: OidcRefusal; /** The account concerned, when there is one. */ agentId?: string };
+
+const refuse = (refusal: OidcRefusal, agentId?: string): OidcSignIn => ({ ok: false, refusal, agentId });
 
 /**
- * The IdP says who someone is; this decides whether, and as whom, they enter. By (`iss`, `sub`) first; else an
- * agent with the same e-mail, linked only when the IdP says the e-mail is verified; else a new agent when
- * OIDC_AUTO_CREATE allows, again on a verified e-mail only. The allowed domains are checked at every sign-in, the role re-read from the claim, and a
- * disabled agent stays out whatever the IdP says.
+ * The IdP says who someone is; this decides whether, and as whom, they enter. The identity (`iss`, `sub`) reaches the
+ * one agent it is linked to. Someone not yet linked takes an operator's invitation to their account, or (opted in)
+ * adopts their password account, or gets a new agent when OIDC_AUTO_CREATE allows: always on a verified e-mail, and
+ * never an account that has the e-mail through another door. The allowed domains are checked at every sign-in, the
+ * role is the claim's at every sign-in, and a disabled agent stays out whatever the IdP says.
  */
 export async function signInWithOidc(
   db: Database,
   claims: Record<string, unknown>,
   config: OidcConfig,
+  now: Date = new Date(),
 ): Promise<OidcSignIn> {
   const person = personFromClaims(claims);
   if (!person) return refuse("oidc_failed");
   const role = roleFromClaims(claims, config);
-  const identity = { issuer: person.issuer, subject: person.subject };
+  const key = { kind: "oidc" as const, issuer: person.issuer, subject: person.subject };
 
   if (config.allowedEmailDomains.length > 0) {
     if (!person.email) return refuse("oidc_email_missing");
@@ -46,39 +58,45 @@ export async function signInWithOidc(
     if (!emailDomainAllowed(person.email, config.allowedEmailDomains)) return refuse("oidc_domain_refused");
   }
 
-  const admit = async (agent: Agent, outcome: "known" | "linked"): Promise<OidcSignIn> => {
-    if (agent.disabledAt) return refuse("oidc_account_disabled");
-    const updated = await recordOidcSignIn(db, { identity, agentId: agent.id, name: person.name, role });
-    return { ok: true, agent: updated, outcome };
-  };
-  // Two first sign-ins of one person at once: the other one linked or created the agent.
-  const afterRace = async (): Promise<OidcSignIn> => {
-    const agent = await findAgentByOidcIdentity(db, identity);
-    return agent ? admit(agent, "known") : refuse("oidc_account_conflict");
+  const admit = async (linked: LinkedAgent, outcome: OidcOutcome): Promise<OidcSignIn> => {
+    if (linked.agent.disabledAt) return refuse("oidc_account_disabled", linked.agent.id);
+    return { ok: true, ...(await admitIdentity(db, linked, { role, outcome, name: person.name, now })) };
   };
 
-  const known = await findAgentByOidcIdentity(db, identity);
+  const known = await findIdentity(db, key);
   if (known) return admit(known, "known");
   if (!person.email) return refuse("oidc_email_missing");
+  // Whatever follows keeps or finds an account by this e-mail: never on the IdP's unverified word, or whoever can
+  // put an address on an IdP account would take its owner's place.
+  if (person.emailVerified !== true) return refuse("oidc_email_unverified");
+  const { email } = person;
 
-  const existing = await findAgentByEmail(db, person.email);
+  const invited = await takeInvitation(db, {
+    issuer: person.issuer,
+    subject: person.subject,
+    email,
+    role,
+    now,
+  });
+  if (invited) return admit(invited, "invited");
+  const existing = await findAgentByEmail(db, email);
   if (existing) {
-    // Never by an unverified e-mail: whoever can put that address on an IdP account would take the agent over.
-    if (person.emailVerified !== true) return refuse("oidc_email_unverified");
-    if (existing.disabledAt) return refuse("oidc_account_disabled");
-    if (!(await linkOidcIdentity(db, identity, existing.id))) return afterRace();
-    return admit(existing, "linked");
+    const adopted = config.adoptPasswordAccounts
+      ? await adoptPasswordAccount(db, { key, email, role })
+      : undefined;
+    if (adopted) return admit(adopted, "adopted");
+    // Two first sign-ins of one person at once: the other one linked it.
+    const raced = await findIdentity(db, key);
+    if (raced) return admit(raced, "known");
+    if (existing.disabledAt) return refuse("oidc_account_disabled", existing.id);
+    return refuse("oidc_account_conflict", existing.id);
   }
 
   if (!config.autoCreate) return refuse("oidc_not_registered");
-  // A new agent keeps the e-mail for good (history, export, the operator's CLI): not one the IdP does not vouch for,
-  // or an unverified colleague's address would be taken before its owner first signs in.
-  if (person.emailVerified !== true) return refuse("oidc_email_unverified");
-  const created = await createAgentWithOidcIdentity(db, {
-    identity,
-    email: person.email,
-    name: person.name,
-    role,
-  });
-  return created ? { ok: true, agent: created, outcome: "created" } : afterRace();
+  const created = await createAgentWithIdentity(db, { key, email, name: person.name, role });
+  if (created) return admit(created, "created");
+  const raced = await findIdentity(db, key);
+  return raced
+    ? admit(raced, "known")
+    : refuse("oidc_account_conflict", (await findAgentByEmail(db, email))?.id);
 }

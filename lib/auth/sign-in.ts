@@ -33,12 +33,22 @@ export const ADDRESS_POLICY: ThrottlePolicy = {
   maxLockoutMs: 60 * MINUTE,
 };
 
+/**
+ * `agentId` (for the security log, never for the person signing in, who reads the same message either way): the
+ * account the e-mail typed belongs to, when one does. `lockout`: this failure locked the account or the address.
+ */
 export type SignInResult =
   | { ok: true; agent: Agent }
-  | { ok: false; reason: "invalid" }
+  | { ok: false; reason: "invalid"; agentId?: string }
   /** Too many sign-ins under way: nothing was read, checked or counted; the person may try again at once. */
   | { ok: false; reason: "busy" }
-  | { ok: false; reason: "locked"; retryAfterSeconds: number };
+  | {
+      ok: false;
+      reason: "locked";
+      retryAfterSeconds: number;
+      agentId?: string;
+      lockout?: "account" | "address";
+    };
 
 export const accountKey = (email: string) => `account:${normalizeEmail(email)}`;
 export const addressKey = (address: string) => `address:${address}`;
@@ -73,19 +83,23 @@ async function checkCredentials(
 ): Promise<SignInResult> {
   const account = accountKey(credentials.email);
   const address = addressKey(credentials.address);
-  const lockedUntil = (until: Date): SignInResult => ({
+  const lockedUntil = (
+    until: Date,
+    about: { agentId?: string; lockout?: "account" | "address" } = {},
+  ): SignInResult => ({
     ok: false,
     reason: "locked",
     retryAfterSeconds: Math.ceil((until.getTime() - now.getTime()) / 1000),
+    ...about,
   });
 
   if (housekeepingDue(db, "sign-in-throttle", now)) await pruneThrottle(db, now);
-  const accountLock = await countAttempt(db, account, ACCOUNT_POLICY, now);
-  if (accountLock) return lockedUntil(accountLock);
-  const addressLock = await countAttempt(db, address, ADDRESS_POLICY, now);
-  if (addressLock) {
+  const lockedAccount = await countAttempt(db, account, ACCOUNT_POLICY, now);
+  if (lockedAccount) return lockedUntil(lockedAccount);
+  const lockedAddress = await countAttempt(db, address, ADDRESS_POLICY, now);
+  if (lockedAddress) {
     await uncountAttempt(db, account);
-    return lockedUntil(addressLock);
+    return lockedUntil(lockedAddress);
   }
 
   const agent = await findAgentByEmail(db, credentials.email);
@@ -95,8 +109,10 @@ async function checkCredentials(
     return { ok: true, agent };
   }
 
-  const lock =
-    (await lockIfSpent(db, account, ACCOUNT_POLICY, now)) ??
-    (await lockIfSpent(db, address, ADDRESS_POLICY, now));
-  return lock ? lockedUntil(lock) : { ok: false, reason: "invalid" };
+  const agentId = agent?.id;
+  const accountLock = await lockIfSpent(db, account, ACCOUNT_POLICY, now);
+  if (accountLock) return lockedUntil(accountLock, { agentId, lockout: "account" });
+  const addressLock = await lockIfSpent(db, address, ADDRESS_POLICY, now);
+  if (addressLock) return lockedUntil(addressLock, { agentId, lockout: "address" });
+  return { ok: false, reason: "invalid", ...(agentId ? { agentId } : {}) };
 }

@@ -36,6 +36,7 @@ describe("OIDC and password configuration", () => {
       name: "SSO",
       autoCreate: true,
       allowedEmailDomains: [],
+      adoptPasswordAccounts: false,
       roleClaim: undefined,
       supervisorValues: [],
     });
@@ -62,6 +63,18 @@ describe("OIDC and password configuration", () => {
       supervisorValues: ["supervisor", "Coordenação"],
     });
     expect(config.passwordSignIn).toBe(false);
+  });
+
+  it("adopts password accounts only when turned on, and only in named domains", () => {
+    const adopting = {
+      ...oidc,
+      OIDC_ALLOWED_EMAIL_DOMAINS: "parceira.com.br",
+      OIDC_ADOPT_PASSWORD_ACCOUNTS: "on",
+    };
+    expect(parseConfig(adopting, root).oidc?.adoptPasswordAccounts).toBe(true);
+    expect(
+      parseConfig({ ...adopting, OIDC_ADOPT_PASSWORD_ACCOUNTS: "off" }, root).oidc?.adoptPasswordAccounts,
+    ).toBe(false);
   });
 
   it("keeps the issuer exactly as written (discovery compares it), loopback http allowed", () => {
@@ -116,6 +129,11 @@ describe("OIDC and password configuration", () => {
       'OIDC_AUTO_CREATE: is "on" or "off"',
     ],
     ["a long name", { ...oidc, OIDC_NAME: "x".repeat(41) }, "OIDC_NAME: is a short label"],
+    [
+      "adoption with no domains to adopt in",
+      { ...oidc, OIDC_ADOPT_PASSWORD_ACCOUNTS: "on" },
+      "OIDC_ADOPT_PASSWORD_ACCOUNTS: needs OIDC_ALLOWED_EMAIL_DOMAINS",
+    ],
     [
       "passwords off and nothing else",
       { PASSWORD_SIGN_IN: "off" },

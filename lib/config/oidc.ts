@@ -1,3 +1,4 @@
+import { emailDomainFrom } from "./email-domains";
 import { text, type RawEnv } from "./env-values";
 
 /** Sign-in with the partner's own OpenID Connect provider (Keycloak, Entra ID, Okta, Google Workspace…). */
@@ -12,6 +13,12 @@ export interface OidcConfig {
   autoCreate: boolean;
   /** Lower-case domains whose e-mails may sign in; empty = any. */
   allowedEmailDomains: string[];
+  /**
+   * OIDC_ADOPT_PASSWORD_ACCOUNTS (off unless turned on, for partners moving from passwords to SSO): the first sign-in
+   * of someone unknown, with a verified e-mail in an allowed domain, takes the password account with that e-mail when
+   * it has no other identity. The one case where an e-mail leads to an existing account.
+   */
+  adoptPasswordAccounts: boolean;
   /** The claim whose value(s) make a supervisor: a name, or a dotted path (`realm_access.roles`). */
   roleClaim: string | undefined;
   supervisorValues: string[];
@@ -29,7 +36,6 @@ export class OidcConfigError extends Error {
 }
 
 const NAME_MAX_LENGTH = 40;
-const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 const VARIABLES = [
   "OIDC_ISSUER",
   "OIDC_CLIENT_ID",
@@ -39,6 +45,7 @@ const VARIABLES = [
   "OIDC_ALLOWED_EMAIL_DOMAINS",
   "OIDC_ROLE_CLAIM",
   "OIDC_SUPERVISOR_VALUES",
+  "OIDC_ADOPT_PASSWORD_ACCOUNTS",
 ] as const;
 
 /** `on`/`off` (also true/false, yes/no, 1/0), any letter case. */
@@ -78,8 +85,8 @@ function issuerFrom(value: string): string {
 
 function domainsFrom(env: RawEnv): string[] {
   return list(env, "OIDC_ALLOWED_EMAIL_DOMAINS").map((entry) => {
-    const domain = entry.toLowerCase().replace(/^@/, "");
-    if (!DOMAIN.test(domain)) {
+    const domain = emailDomainFrom(entry);
+    if (!domain) {
       throw new OidcConfigError(
         "OIDC_ALLOWED_EMAIL_DOMAINS",
         `"${entry}" is not a domain (list them exactly, comma-separated: parceira.com.br,vendas.parceira.com.br)`,
@@ -114,13 +121,23 @@ export function parseOidc(env: RawEnv): OidcConfig | null {
   if (!roleClaim && supervisorValues.length > 0) {
     throw new OidcConfigError("OIDC_ROLE_CLAIM", "is required with OIDC_SUPERVISOR_VALUES (which claim?)");
   }
+  const allowedEmailDomains = domainsFrom(env);
+  const adoptPasswordAccounts = parseSwitch(env, "OIDC_ADOPT_PASSWORD_ACCOUNTS", false);
+  // Adoption trusts the IdP's word on an e-mail only in the partner's own domains, so they must be named.
+  if (adoptPasswordAccounts && allowedEmailDomains.length === 0) {
+    throw new OidcConfigError(
+      "OIDC_ADOPT_PASSWORD_ACCOUNTS",
+      "needs OIDC_ALLOWED_EMAIL_DOMAINS: only accounts in the partner's own domains may be adopted",
+    );
+  }
   return {
     issuer: issuerFrom(issuer),
     clientId: required("OIDC_CLIENT_ID"),
     clientSecret: required("OIDC_CLIENT_SECRET"),
     name,
     autoCreate: parseSwitch(env, "OIDC_AUTO_CREATE", true),
-    allowedEmailDomains: domainsFrom(env),
+    allowedEmailDomains,
+    adoptPasswordAccounts,
     roleClaim,
     supervisorValues,
   };

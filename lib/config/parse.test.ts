@@ -96,6 +96,23 @@ describe("parseConfig", () => {
     expect(problemOf({ [variable]: value }).variable).toBe(variable);
   });
 
+  it("takes the schema owner's DATABASE_MIGRATION_URL beside DATABASE_URL, never alone", () => {
+    const urls = {
+      DATABASE_URL: "postgres://partner_sales_app@db/partner_sales",
+      DATABASE_MIGRATION_URL: "postgres://partner_sales_owner@db/partner_sales",
+    };
+    expect(parseConfig(urls, root)).toMatchObject({
+      databaseUrl: urls.DATABASE_URL,
+      databaseMigrationUrl: urls.DATABASE_MIGRATION_URL,
+    });
+    expect(problemOf({ DATABASE_MIGRATION_URL: urls.DATABASE_MIGRATION_URL }).message).toContain(
+      "DATABASE_MIGRATION_URL: is set but DATABASE_URL is not",
+    );
+    expect(problemOf({ ...urls, DATABASE_MIGRATION_URL: "mysql://db" }).variable).toBe(
+      "DATABASE_MIGRATION_URL",
+    );
+  });
+
   describe("PLANS_FILE", () => {
     const plan = { id: "0b5f6a52-3b0e-4c55-9d8c-5a1d2e3f4a5b", name: "Plano", description: "d" };
 

@@ -20,6 +20,11 @@ export interface Config {
   };
   plans: Plan[] | null;
   databaseUrl: string | undefined;
+  /**
+   * DATABASE_MIGRATION_URL: the schema's owner, who migrates; the app then connects as DATABASE_URL's role and gives it
+   * only what it needs (lib/db/grants.ts). Unset: DATABASE_URL migrates (and owns everything).
+   */
+  databaseMigrationUrl: string | undefined;
   dataDir: string;
   authSecret: string | undefined;
   /** Where people reach the app (AUTH_URL); decides the session cookies' names and flags. */
@@ -236,6 +241,7 @@ function embedFrom(env: RawEnv, cwd: string, allowedOrigins: string[]): Config["
     const portals = parseEmbedPortals({
       portalsFile: portalsFile && resolve(cwd, portalsFile),
       ssoSecret: text(env, "EMBED_SSO_SECRET"),
+      ssoEmailDomains: text(env, "EMBED_SSO_EMAIL_DOMAINS"),
       allowedOrigins,
     });
     return { allowedOrigins, portals };
@@ -323,6 +329,16 @@ export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError("DATABASE_URL", 'must be a PostgreSQL URL starting with "postgres://"');
   }
+  const databaseMigrationUrl = text(env, "DATABASE_MIGRATION_URL");
+  if (databaseMigrationUrl && !databaseUrl) {
+    throw new ConfigError(
+      "DATABASE_MIGRATION_URL",
+      "is set but DATABASE_URL is not (it migrates that database)",
+    );
+  }
+  if (databaseMigrationUrl && !/^postgres(ql)?:\/\//.test(databaseMigrationUrl)) {
+    throw new ConfigError("DATABASE_MIGRATION_URL", 'must be a PostgreSQL URL starting with "postgres://"');
+  }
 
   return {
     mode,
@@ -345,6 +361,7 @@ export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
     },
     plans: plansFrom(env, mode, cwd),
     databaseUrl,
+    databaseMigrationUrl,
     dataDir: resolve(cwd, text(env, "DATA_DIR") ?? ".data"),
     authSecret: secret(env, "AUTH_SECRET", mode === "live" ? liveOnly : undefined),
     publicUrl: publicUrlFrom(env, {

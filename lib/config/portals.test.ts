@@ -39,9 +39,22 @@ describe("embed portals", () => {
 
   it("reads each portal's issuer, algorithm and key from EMBED_PORTALS_FILE", () => {
     const file = portalsFile([
-      { issuer: "https://portal-a.example", alg: "HS256", secret: SECRET, adoptLegacyAgents: true },
-      { issuer: "portal-b", alg: "ES256", publicKey: pem(p256.publicKey) },
-      { issuer: "portal-c", alg: "EdDSA", publicKey: ed25519.publicKey.export({ format: "jwk" }) },
+      {
+        issuer: "https://portal-a.example",
+        alg: "HS256",
+        secret: SECRET,
+        adoptLegacyAgents: true,
+        emailDomains: ["Parceira.com.br", "@vendas.parceira.com.br"],
+        allowSupervisors: true,
+      },
+      { issuer: "portal-b", alg: "ES256", publicKey: pem(p256.publicKey), createAgents: false },
+      {
+        issuer: "portal-c",
+        alg: "EdDSA",
+        publicKey: ed25519.publicKey.export({ format: "jwk" }),
+        emailDomains: ["c.example"],
+        createAgents: true,
+      },
     ]);
     const portals = embed({ EMBED_PORTALS_FILE: file }).portals;
     expect(
@@ -50,6 +63,17 @@ describe("embed portals", () => {
       ["https://portal-a.example", "HS256", true],
       ["portal-b", "ES256", false],
       ["portal-c", "EdDSA", false],
+    ]);
+    expect(
+      portals.map(({ emailDomains, createsAgents, allowsSupervisors }) => [
+        emailDomains,
+        createsAgents,
+        allowsSupervisors,
+      ]),
+    ).toEqual([
+      [["parceira.com.br", "vendas.parceira.com.br"], true, true],
+      [[], false, false],
+      [["c.example"], true, false],
     ]);
     expect(portals[1]!.key.equals(p256.publicKey)).toBe(true);
     expect(portals[2]!.key.equals(ed25519.publicKey)).toBe(true);
@@ -62,12 +86,33 @@ describe("embed portals", () => {
       EMBED_SSO_SECRET: SECRET,
       EMBED_ALLOWED_ORIGINS: "https://portal-a.example",
     }).portals;
-    expect(
-      portals.map(({ issuer, algorithm, adoptsLegacyAgents }) => [issuer, algorithm, adoptsLegacyAgents]),
-    ).toEqual([["https://portal-a.example", "HS256", true]]);
+    expect(portals).toMatchObject([
+      {
+        issuer: "https://portal-a.example",
+        algorithm: "HS256",
+        adoptsLegacyAgents: true,
+        // Without its domains it creates nobody: it signs in the agents an operator linked to it.
+        emailDomains: [],
+        createsAgents: false,
+        allowsSupervisors: false,
+      },
+    ]);
+    const creating = embed({
+      EMBED_SSO_SECRET: SECRET,
+      EMBED_SSO_EMAIL_DOMAINS: "parceira.com.br, Outra.example",
+      EMBED_ALLOWED_ORIGINS: "https://portal-a.example",
+    }).portals;
+    expect(creating).toMatchObject([
+      { emailDomains: ["parceira.com.br", "outra.example"], createsAgents: true },
+    ]);
   });
 
-  const entry = { issuer: "portal-b", alg: "ES256", publicKey: pem(p256.publicKey) };
+  const entry = {
+    issuer: "portal-b",
+    alg: "ES256",
+    publicKey: pem(p256.publicKey),
+    emailDomains: ["b.example"],
+  };
   it.each([
     [
       "both variables",
@@ -107,6 +152,28 @@ describe("embed portals", () => {
       /cannot be read \(ENOENT\)/,
     ],
     ["bad JSON", { EMBED_PORTALS_FILE: portalsFile("[{") }, "EMBED_PORTALS_FILE", /not valid JSON/],
+    [
+      "the shorthand's domains without its secret",
+      { EMBED_SSO_EMAIL_DOMAINS: "parceira.com.br" },
+      "EMBED_SSO_EMAIL_DOMAINS",
+      /is set but EMBED_SSO_SECRET is not/,
+    ],
+    [
+      "the shorthand's domains beside a portals file",
+      { EMBED_SSO_EMAIL_DOMAINS: "parceira.com.br", EMBED_PORTALS_FILE: portalsFile([entry]) },
+      "EMBED_SSO_EMAIL_DOMAINS",
+      /give each portal its emailDomains in EMBED_PORTALS_FILE/,
+    ],
+    [
+      "a shorthand domain that is none",
+      {
+        EMBED_SSO_SECRET: SECRET,
+        EMBED_SSO_EMAIL_DOMAINS: "parceira.com.br,*.evil",
+        EMBED_ALLOWED_ORIGINS: "https://portal-a.example",
+      },
+      "EMBED_SSO_EMAIL_DOMAINS",
+      /"\*\.evil" is not a domain/,
+    ],
     ["an empty list", { EMBED_PORTALS_FILE: portalsFile([]) }, "EMBED_PORTALS_FILE", /non-empty JSON array/],
   ])("refuses %s, naming the variable", (_case, env, variable, message) => {
     const error = problemOf(env);
@@ -126,6 +193,36 @@ describe("embed portals", () => {
       /\[0\]\.alg must be one of HS256, ES256, EdDSA/,
     ],
     ["alg none", [{ ...entry, alg: "none" }], /\[0\]\.alg/],
+    [
+      "a portal that creates agents in no domain",
+      [{ issuer: "portal-b", alg: "ES256", publicKey: pem(p256.publicKey) }],
+      /\[0\]: a portal that creates agents needs "emailDomains"/,
+    ],
+    [
+      "an empty list of domains",
+      [{ ...entry, emailDomains: [] }],
+      /\[0\]\.emailDomains must be a non-empty list/,
+    ],
+    [
+      "a domain that is none",
+      [{ ...entry, emailDomains: ["b.example", "*.example"] }],
+      /\[0\]\.emailDomains\[1\] is not a domain/,
+    ],
+    [
+      "a domain given as text",
+      [{ ...entry, emailDomains: "b.example" }],
+      /\[0\]\.emailDomains must be a non-empty list/,
+    ],
+    [
+      "createAgents that is no boolean",
+      [{ ...entry, createAgents: "yes" }],
+      /\[0\]\.createAgents must be true or false/,
+    ],
+    [
+      "allowSupervisors that is no boolean",
+      [{ ...entry, allowSupervisors: 1 }],
+      /\[0\]\.allowSupervisors must be true or false/,
+    ],
     [
       "a short secret",
       [{ issuer: "a", alg: "HS256", secret: "too-short" }],
@@ -169,7 +266,7 @@ describe("embed portals", () => {
       "two portals adopting legacy agents",
       [
         { ...entry, adoptLegacyAgents: true },
-        { issuer: "a", alg: "HS256", secret: SECRET, adoptLegacyAgents: true },
+        { issuer: "a", alg: "HS256", secret: SECRET, adoptLegacyAgents: true, createAgents: false },
       ],
       /adoptLegacyAgents may be true for one portal only/,
     ],

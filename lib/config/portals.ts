@@ -1,5 +1,6 @@
 import { createPublicKey, createSecretKey, type JsonWebKey, type KeyObject } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { emailDomainFrom } from "./email-domains";
 
 /** The algorithms a portal may sign with. Each key is pinned to one; a token's header never chooses. */
 export const PORTAL_ALGORITHMS = ["HS256", "ES256", "EdDSA"] as const;
@@ -12,13 +13,28 @@ export interface EmbedPortal {
   algorithm: PortalAlgorithm;
   /** Its HS256 secret or its public key. A KeyObject serializes to `{}`, so it cannot leak through JSON. */
   key: KeyObject;
-  /** Takes over agents linked before tokens named their issuer (`external_issuer` NULL): see the README. */
+  /** Takes over agents linked before tokens named their issuer (recorded with issuer ''): see the README. */
   adoptsLegacyAgents: boolean;
+  /** The domains of the e-mails its tokens may name (lower case); empty only for a portal that creates no agents. */
+  emailDomains: string[];
+  /** Whether the first token of someone unknown creates their agent; false: an operator links each one. */
+  createsAgents: boolean;
+  /** Whether a token saying `"role": "supervisor"` opens a supervisor session; false: its sessions are agents'. */
+  allowsSupervisors: boolean;
 }
 
 const SECRET_MIN_LENGTH = 32;
 const ISSUER_MAX_LENGTH = 255;
-const FIELDS = new Set(["issuer", "alg", "secret", "publicKey", "adoptLegacyAgents"]);
+const FIELDS = new Set([
+  "issuer",
+  "alg",
+  "secret",
+  "publicKey",
+  "adoptLegacyAgents",
+  "emailDomains",
+  "createAgents",
+  "allowSupervisors",
+]);
 const CURVES: Record<Exclude<PortalAlgorithm, "HS256">, { type: string; curve?: string; name: string }> = {
   ES256: { type: "ec", curve: "prime256v1", name: "a P-256 (ES256)" },
   EdDSA: { type: "ed25519", name: "an Ed25519 (EdDSA)" },
@@ -28,7 +44,7 @@ const CURVES: Record<Exclude<PortalAlgorithm, "HS256">, { type: string; curve?: 
 export class PortalConfigError extends Error {
   override readonly name = "PortalConfigError";
   constructor(
-    readonly variable: "EMBED_PORTALS_FILE" | "EMBED_SSO_SECRET",
+    readonly variable: "EMBED_PORTALS_FILE" | "EMBED_SSO_SECRET" | "EMBED_SSO_EMAIL_DOMAINS",
     message: string,
   ) {
     super(message);
@@ -47,9 +63,19 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export function parseEmbedPortals(input: {
   portalsFile: string | undefined;
   ssoSecret: string | undefined;
+  /** EMBED_SSO_EMAIL_DOMAINS, the shorthand portal's `emailDomains`, comma-separated. */
+  ssoEmailDomains?: string | undefined;
   allowedOrigins: readonly string[];
 }): EmbedPortal[] {
-  const { portalsFile, ssoSecret, allowedOrigins } = input;
+  const { portalsFile, ssoSecret, ssoEmailDomains, allowedOrigins } = input;
+  if (ssoEmailDomains && !ssoSecret) {
+    throw new PortalConfigError(
+      "EMBED_SSO_EMAIL_DOMAINS",
+      portalsFile
+        ? "is EMBED_SSO_SECRET's: give each portal its emailDomains in EMBED_PORTALS_FILE"
+        : "is set but EMBED_SSO_SECRET is not (set both, or neither)",
+    );
+  }
   if (portalsFile && ssoSecret) {
     throw new PortalConfigError(
       "EMBED_SSO_SECRET",
@@ -75,7 +101,31 @@ export function parseEmbedPortals(input: {
       );
     }
     const key = createSecretKey(Buffer.from(ssoSecret, "utf8"));
-    return [{ issuer: allowedOrigins[0]!, algorithm: "HS256", key, adoptsLegacyAgents: true }];
+    const emailDomains = (ssoEmailDomains ?? "")
+      .split(",")
+      .filter((entry) => entry.trim())
+      .map((entry) => {
+        const domain = emailDomainFrom(entry);
+        if (!domain) {
+          throw new PortalConfigError(
+            "EMBED_SSO_EMAIL_DOMAINS",
+            `"${entry.trim().slice(0, 80)}" is not a domain (list them exactly, comma-separated)`,
+          );
+        }
+        return domain;
+      });
+    return [
+      {
+        issuer: allowedOrigins[0]!,
+        algorithm: "HS256",
+        key,
+        adoptsLegacyAgents: true,
+        emailDomains,
+        // Without its domains the portal signs in only the agents an operator linked to it.
+        createsAgents: emailDomains.length > 0,
+        allowsSupervisors: false,
+      },
+    ];
   }
   return portalsFile ? readPortalsFile(portalsFile) : [];
 }
@@ -118,7 +168,8 @@ function portalFrom(entry: unknown, fail: (problem: string) => never): EmbedPort
   const unknownField = Object.keys(entry).find((field) => !FIELDS.has(field));
   if (unknownField !== undefined) fail(` has an unknown field "${unknownField.slice(0, 40)}"`);
 
-  const { issuer, alg, secret, publicKey, adoptLegacyAgents } = entry;
+  const { issuer, alg, secret, publicKey, adoptLegacyAgents, emailDomains, createAgents, allowSupervisors } =
+    entry;
   if (
     typeof issuer !== "string" ||
     issuer !== issuer.trim() ||
@@ -147,7 +198,35 @@ function portalFrom(entry: unknown, fail: (problem: string) => never): EmbedPort
     if (secret !== undefined) fail(`: ${algorithm} takes the portal's "publicKey", not a "secret"`);
     key = publicKeyFrom(publicKey, algorithm, fail);
   }
-  return { issuer: issuer as string, algorithm, key, adoptsLegacyAgents: adoptLegacyAgents === true };
+  for (const [field, value] of Object.entries({ createAgents, allowSupervisors })) {
+    if (value !== undefined && typeof value !== "boolean") fail(`.${field} must be true or false`);
+  }
+  const domains = emailDomainsFrom(emailDomains, fail);
+  const createsAgents = createAgents !== false;
+  // A portal that creates agents could otherwise create one for any e-mail: a colleague's, or the partner's IdP's.
+  if (createsAgents && domains.length === 0) {
+    fail(
+      ': a portal that creates agents needs "emailDomains" (the domains its agents\' e-mails are in), or "createAgents": false',
+    );
+  }
+  return {
+    issuer: issuer as string,
+    algorithm,
+    key,
+    adoptsLegacyAgents: adoptLegacyAgents === true,
+    emailDomains: domains,
+    createsAgents,
+    allowsSupervisors: allowSupervisors === true,
+  };
+}
+
+function emailDomainsFrom(value: unknown, fail: (problem: string) => never): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || value.length === 0) fail(".emailDomains must be a non-empty list of domains");
+  return (value as unknown[]).map((entry, index) => {
+    const domain = typeof entry === "string" ? emailDomainFrom(entry) : null;
+    return domain ?? fail(`.emailDomains[${index}] is not a domain (exactly, like "parceira.com.br")`);
+  });
 }
 
 function publicKeyFrom(

@@ -44,6 +44,9 @@ const personalValues = (request: PartnerSaleRequestBody) => [
   request.birthDate!,
 ];
 
+const OPERATOR = { actor: "cli:test", door: "cli" };
+const RETENTION = { actor: "retention", door: "system" };
+
 describe.each(testDatabases)("customer-data retention on $name", ({ open }) => {
   let handle: DatabaseHandle & { databaseUrl?: string };
   let agentId: string;
@@ -73,7 +76,7 @@ describe.each(testDatabases)("customer-data retention on $name", ({ open }) => {
     return (rows as unknown as { rows: { text: string }[] }).rows.map((row) => row.text).join("\n");
   };
   const retention = (overrides: Partial<Parameters<typeof runRetention>[1]> = {}) =>
-    runRetention(handle.db, { retentionDays: 365, actor: "retention", now: NOW, ...overrides });
+    runRetention(handle.db, { retentionDays: 365, actor: RETENTION, now: NOW, ...overrides });
 
   beforeAll(async () => {
     handle = await open();
@@ -137,14 +140,15 @@ describe.each(testDatabases)("customer-data retention on $name", ({ open }) => {
     // Settled, the unknown sale goes at the next run.
     await resolveUnknownSale(handle.db, {
       submissionId: unknown.submissionId,
-      supervisorId,
+      supervisor: { id: supervisorId, door: "oidc:https://idp.example" },
       resolution: "registered",
     });
     // The settlement is on the trail: who, which sale, what they learnt.
     expect(
       (await listAuditEvents(handle.db, { limit: 100 })).find((event) => event.action === "sale.settled"),
     ).toMatchObject({
-      actor: "agent",
+      actor: `agent:${supervisorId}`,
+      door: "oidc:https://idp.example",
       agentEmail: "sup@example.com",
       protocol: unknown.protocol,
       details: { resolution: "registered" },
@@ -185,7 +189,7 @@ describe.each(testDatabases)("customer-data retention on $name", ({ open }) => {
     const result = await eraseCustomer(handle.db, {
       cpf: person.customerDocument,
       digest,
-      audit: { actor: "cli:test", reason: "chamado 1" },
+      audit: { ...OPERATOR, reason: "chamado 1" },
     });
     expect(result).toEqual({ erased: [settled.protocol], waiting: [open.protocol] });
     expect(await stored(settled.submissionId)).toMatchObject({
@@ -195,7 +199,7 @@ describe.each(testDatabases)("customer-data retention on $name", ({ open }) => {
     const [event] = (await listAuditEvents(handle.db, { limit: 1_000 })).filter(
       (entry) => entry.action === "customer.erased",
     );
-    expect(event).toMatchObject({ actor: "cli:test", reason: "chamado 1", details: result });
+    expect(event).toMatchObject({ actor: "cli:test", door: "cli", reason: "chamado 1", details: result });
     expect((await stored(open.submissionId)).request).toEqual(person);
     expect((await stored(other.submissionId)).request).toEqual(other.request);
 
@@ -210,7 +214,7 @@ describe.each(testDatabases)("customer-data retention on $name", ({ open }) => {
     // Settled by a supervisor, it is erased in the same transaction.
     await resolveUnknownSale(handle.db, {
       submissionId: open.submissionId,
-      supervisorId,
+      supervisor: { id: supervisorId, door: "oidc:https://idp.example" },
       resolution: "registered",
     });
     expect(await stored(open.submissionId)).toMatchObject({
@@ -220,7 +224,7 @@ describe.each(testDatabases)("customer-data retention on $name", ({ open }) => {
     // One that ended otherwise (a late answer: failed) waits for retention's run, even with retention off, and
     // is not sent again meanwhile.
     const late = await insertSale("pending", 2, person);
-    await eraseCustomer(handle.db, { cpf: person.customerDocument, digest, audit: { actor: "cli:test" } });
+    await eraseCustomer(handle.db, { cpf: person.customerDocument, digest, audit: OPERATOR });
     await handle.db.update(sales).set({ status: "failed" }).where(eq(sales.submissionId, late.submissionId));
     const retry = await claimSubmission(handle.db, {
       submissionId: late.submissionId,
@@ -247,7 +251,7 @@ describe.each(testDatabases)("customer-data retention on $name", ({ open }) => {
         retention({ batchSize: 2 }),
         runRetention((second ?? handle).db, {
           retentionDays: 365,
-          actor: "retention",
+          actor: RETENTION,
           now: NOW,
           batchSize: 2,
         }),
@@ -286,7 +290,7 @@ describe.each(testDatabases)("customer-data retention on $name", ({ open }) => {
     // Row triggers fire on rows: there is one, whatever ran before.
     await recordAuditEvent(handle.db, {
       action: "customer.found",
-      actor: "cli:test",
+      ...OPERATOR,
       details: { sales: [] },
     });
     const changes = [

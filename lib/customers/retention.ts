@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { Database } from "@/lib/db/connection";
-import { recordAuditEvent } from "@/lib/db/queries/audit-events";
+import { recordAuditEvent, type AuditActor } from "@/lib/db/queries/audit-events";
 import { eraseExpiredBatch, eraseRequestedBatch } from "@/lib/db/queries/customer-data";
 import { releaseLease, takeLease } from "@/lib/db/queries/job-leases";
 
@@ -34,8 +34,8 @@ export async function runRetention(
   db: Database,
   options: {
     retentionDays: number | null;
-    /** "retention" for the periodic run, "cli:<user>" for purge. */
-    actor: string;
+    /** The job itself for the periodic run, the operator for purge. */
+    actor: AuditActor;
     reason?: string;
     now?: Date;
     batchSize?: number;
@@ -71,7 +71,7 @@ export async function runRetention(
     if (expired + requested > 0) {
       await recordAuditEvent(db, {
         action: "retention.erased",
-        actor: options.actor,
+        ...options.actor,
         reason: options.reason ?? null,
         details: {
           expired,

@@ -16,7 +16,7 @@ import {
   type StatusCounts,
 } from "@/lib/sales/dashboard";
 import { appTimeZone } from "./sales";
-import type { SessionAgent } from "./session";
+import { logRefusedAccess, type SessionAgent } from "./session";
 
 export interface AgentSummary {
   agentId: string;
@@ -46,7 +46,10 @@ export async function readDashboard(
   period: Period,
   now = new Date(),
 ): Promise<Dashboard | null> {
-  if (agent.role !== "supervisor") return null;
+  if (agent.role !== "supervisor") {
+    await logRefusedAccess(agent, "supervisor_page", { page: "/dashboard" });
+    return null;
+  }
   const db = await getDb();
   const timeZone = appTimeZone();
   const today = isoDateIn(now, timeZone);

@@ -1,6 +1,6 @@
 import "server-only";
 import { getDb } from "@/lib/db";
-import { recordAuditEvent } from "@/lib/db/queries/audit-events";
+import { agentActor, recordAuditEvent } from "@/lib/db/queries/audit-events";
 import { isoDateIn, STATUS_LABELS } from "@/lib/format";
 import { log } from "@/lib/log";
 import type { HistoryFilter } from "@/lib/sales/history-filter";
@@ -60,8 +60,7 @@ export function exportVisibleSales(
       const { search, ...filterValues } = filter;
       await recordAuditEvent(await getDb(), {
         action: "history.exported",
-        actor: "agent",
-        agentId: agent.id,
+        ...agentActor(agent),
         details: { scope, filter: { ...filterValues, search: search !== undefined }, rows, completed },
       }).catch((error) => log.error("audit.record_failed", { action: "history.exported", error }));
     }

@@ -11,7 +11,7 @@ import { formatProtocol } from "@/lib/sales/protocol";
 import type { TimelineFacts } from "@/lib/sales/sale-timeline";
 import { submitSale, type Submission } from "@/lib/sales/submit-sale";
 import { createSaleSchema, isUuid, type ValidSale } from "@/lib/validation/sale";
-import type { SessionAgent } from "./session";
+import { logRefusedAccess, type SessionAgent } from "./session";
 
 export { isUuid as isSubmissionId } from "@/lib/validation/sale";
 
@@ -98,7 +98,11 @@ export const getVisibleSale = cache(
   async (agent: SessionAgent, submissionId: string): Promise<SaleDetail | null> => {
     if (!isUuid(submissionId)) return null;
     const sale = await findSale(await getDb(), submissionId);
-    if (!sale || (agent.role !== "supervisor" && sale.agentId !== agent.id)) return null;
+    if (!sale) return null;
+    if (agent.role !== "supervisor" && sale.agentId !== agent.id) {
+      await logRefusedAccess(agent, "other_agents_sale", { submissionId });
+      return null;
+    }
     return {
       submissionId: sale.submissionId,
       protocol: formatProtocol(sale.protocol),
@@ -132,9 +136,13 @@ export async function resolveSaleAsSupervisor(
   submissionId: string,
   resolution: SaleResolution,
 ): Promise<Settlement> {
-  if (agent.role !== "supervisor" || !isUuid(submissionId)) return "not-allowed";
+  if (!isUuid(submissionId)) return "not-allowed";
+  if (agent.role !== "supervisor") {
+    await logRefusedAccess(agent, "supervisor_action", { action: "settle", submissionId });
+    return "not-allowed";
+  }
   const db = await getDb();
-  const resolved = await resolveUnknownSale(db, { submissionId, supervisorId: agent.id, resolution });
+  const resolved = await resolveUnknownSale(db, { submissionId, supervisor: agent, resolution });
   if (resolved) {
     log.info("sales.resolved", { submissionId, resolution, agentId: agent.id });
     return "settled";

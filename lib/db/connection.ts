@@ -1,6 +1,6 @@
 import "server-only";
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
@@ -13,6 +13,7 @@ import pg from "pg";
 import { log } from "@/lib/log";
 import { databaseErrors, type DatabaseErrorMessage } from "./channels";
 import { acquireDataDirLock } from "./data-dir-lock";
+import { grantAppRole, ownsAuditTrail } from "./grants";
 import { PGLITE_EXTENSIONS } from "./pglite-extensions";
 import * as schema from "./schema";
 
@@ -26,6 +27,11 @@ export interface DatabaseHandle {
 
 export interface DatabaseOptions {
   databaseUrl: string | undefined;
+  /**
+   * The schema owner's URL (DATABASE_MIGRATION_URL): migrations run as the owner, who then grants the role of
+   * `databaseUrl` what the app needs (lib/db/grants.ts); the app works as that role. Unset: `databaseUrl` migrates.
+   */
+  migrationUrl?: string;
   dataDir: string;
   /**
    * "server" opens the embedded database and shares it with other local processes through a Unix socket in
@@ -157,7 +163,58 @@ class CountedClient extends pg.Client {
   }
 }
 
-async function openPostgres(url: string, migrationLockWait?: MigrationLockWait): Promise<DatabaseHandle> {
+/**
+ * Migrates as the schema's owner and grants the app's role what it needs, on a connection of its own, closed
+ * before the app's pool serves anything: the instance keeps no owner's connection.
+ */
+async function migrateAsOwner(url: string, appRole: string, wait?: MigrationLockWait): Promise<void> {
+  const owner = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 5_000 });
+  owner.on("error", (error) => log.error("db.pool_error", { error }));
+  try {
+    await migrateUnderLock(owner, wait);
+    const client = await owner.connect();
+    try {
+      const { rows } = await client.query<{ user: string }>("select current_user as user");
+      if (rows[0]?.user !== appRole) await grantAppRole(client, appRole);
+    } finally {
+      client.release();
+    }
+  } finally {
+    await owner.end();
+  }
+}
+
+const newestMigration = (): number => {
+  const journal = JSON.parse(readFileSync(join(MIGRATIONS, "meta/_journal.json"), "utf8")) as {
+    entries: { when: number }[];
+  };
+  return Math.max(...journal.entries.map((entry) => entry.when));
+};
+
+/**
+ * Whether every migration of this release has run (drizzle records each by its folder's time): then there is
+ * nothing to migrate, and a role that may not migrate (the app's own, without DATABASE_MIGRATION_URL; the CLI's) can
+ * go on. False when the journal cannot be read at all.
+ */
+async function schemaIsCurrent(pool: pg.Pool): Promise<boolean> {
+  try {
+    const { rows } = await pool.query<{ newest: string | null }>(
+      "select max(created_at)::text as newest from drizzle.__drizzle_migrations",
+    );
+    return Number(rows[0]?.newest ?? 0) >= newestMigration();
+  } catch {
+    return false;
+  }
+}
+
+let warnedOwner = false;
+
+async function openPostgres(
+  url: string,
+  migrationUrl: string | undefined,
+  role: DatabaseOptions["role"],
+  migrationLockWait?: MigrationLockWait,
+): Promise<DatabaseHandle> {
   // A database that does not answer (a dropped network, not a refusal) is an outage in 5 s, not a hang.
   const pool = new pg.Pool({
     connectionString: url,
@@ -171,7 +228,29 @@ async function openPostgres(url: string, migrationLockWait?: MigrationLockWait):
     log.error("db.pool_error", { error });
   });
   try {
-    await migrateUnderLock(pool, migrationLockWait);
+    if (migrationUrl) {
+      const { rows } = await pool.query<{ user: string }>("select current_user as user");
+      await migrateAsOwner(migrationUrl, rows[0]!.user, migrationLockWait);
+    } else if (!(await schemaIsCurrent(pool))) {
+      await migrateUnderLock(pool, migrationLockWait).catch((error: unknown) => {
+        // 42501: insufficient_privilege. The app's own role may not migrate: that is the owner's.
+        if (error instanceof pg.DatabaseError && error.code === "42501") {
+          throw new Error(
+            "The database needs this release's migrations, which DATABASE_URL's role may not run: set DATABASE_MIGRATION_URL to the schema owner's.",
+          );
+        }
+        throw error;
+      });
+    }
+    // The trigger is all that keeps the trail append-only against a role that owns it (it may drop the trigger).
+    const client = await pool.connect();
+    const owner = await ownsAuditTrail(client).finally(() => client.release());
+    if (owner && role === "server" && !warnedOwner) {
+      warnedOwner = true;
+      log.warn("db.app_role_owns_audit_trail", {
+        hint: "the app's database role owns the schema: give it its own role and set DATABASE_MIGRATION_URL to the owner's (README, Running in production)",
+      });
+    }
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw error;
@@ -227,6 +306,35 @@ function createPgliteInChildProcess(path: string): Promise<void> {
   });
 }
 
+/**
+ * Customer data lives in DATA_DIR, and its socket answers anyone who reaches it as the database's superuser, with no
+ * password: the directory must be this user's alone. One that another user could write to (plant a socket, swap
+ * the files) stops the start; one that others may only read or enter is closed to them, and the log says so.
+ */
+export function checkDataDir(dataDir: string): void {
+  const stat = statSync(dataDir);
+  const uid = process.getuid?.();
+  if (uid !== undefined && stat.uid !== uid) {
+    throw new DataDirUnsafeError(
+      `DATA_DIR ${dataDir} belongs to another user (uid ${stat.uid}): the app's user (uid ${uid}) must own it.`,
+    );
+  }
+  if ((stat.mode & 0o022) !== 0) {
+    throw new DataDirUnsafeError(
+      `DATA_DIR ${dataDir} can be written by other users (mode ${(stat.mode & 0o777).toString(8)}): ` +
+        `run chmod 700 ${dataDir}, and check that nobody else changed what is in it.`,
+    );
+  }
+  if ((stat.mode & 0o055) !== 0) {
+    chmodSync(dataDir, stat.mode & 0o700);
+    log.warn("db.data_dir_closed", { mode: (stat.mode & 0o777).toString(8), now: "700" });
+  }
+}
+
+export class DataDirUnsafeError extends Error {
+  override readonly name = "DataDirUnsafeError";
+}
+
 async function openPglite(
   dataDir: string,
   role: DatabaseOptions["role"],
@@ -234,6 +342,7 @@ async function openPglite(
 ): Promise<DatabaseHandle> {
   // Customer data lives here: the directory is the owner's alone.
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  checkDataDir(dataDir);
   const lock = acquireDataDirLock(dataDir);
   if (!lock.acquired) {
     if (role === "tool") return openThroughSocket(dataDir, lock.holderPid);
@@ -260,6 +369,8 @@ async function openPglite(
       rmSync(socketPath(dataDir), { force: true });
       socket = new PGLiteSocketServer({ db: client, path: socketPath(dataDir), maxConnections: 4 });
       await socket.start();
+      // Whoever can connect is the database's superuser: only this user may.
+      chmodSync(socketPath(dataDir), 0o600);
     }
     return {
       db,
@@ -279,12 +390,13 @@ async function openPglite(
 /** One connection module: PostgreSQL when DATABASE_URL is set, embedded PGlite in DATA_DIR otherwise. */
 export function openDatabase({
   databaseUrl,
+  migrationUrl,
   dataDir,
   role,
   initdbInChildProcess,
   migrationLockWait,
 }: DatabaseOptions): Promise<DatabaseHandle> {
   return databaseUrl
-    ? openPostgres(databaseUrl, migrationLockWait)
+    ? openPostgres(databaseUrl, migrationUrl, role, migrationLockWait)
     : openPglite(dataDir, role, { initdbInChildProcess });
 }

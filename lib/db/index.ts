@@ -9,9 +9,10 @@ const holder = globalThis as { __partnerSalesDatabase?: Promise<DatabaseHandle> 
 
 /** The app's database, opened and migrated once per process. */
 export async function getDb(): Promise<Database> {
-  const { databaseUrl, dataDir, timeZone } = getConfig();
+  const { databaseUrl, databaseMigrationUrl, dataDir, timeZone } = getConfig();
   holder.__partnerSalesDatabase ??= openDatabase({
     databaseUrl,
+    migrationUrl: databaseMigrationUrl,
     dataDir,
     role: "server",
     initdbInChildProcess: true,

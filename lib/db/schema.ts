@@ -28,47 +28,81 @@ export const agents = pgTable(
   "agents",
   {
     id: uuid("id").primaryKey().defaultRandom(),
-    /** Stored lower-case: e-mails are case-insensitive and unique. */
+    /** Stored lower-case: e-mails are case-insensitive and unique. It names the account; it links nothing. */
     email: text("email").notNull(),
     name: text("name").notNull(),
+    /** The role of password sessions, which only the operator's CLI sets (each door decides its own). */
     role: agentRole("role").notNull().default("agent"),
-    /** argon2id PHC string; null for agents who only sign in through a partner portal. */
+    /** argon2id PHC string; null for agents who sign in only through the partner's IdP or a portal. */
     passwordHash: text("password_hash"),
     disabledAt: timestamp("disabled_at", { withTimezone: true }),
-    /** The portal that vouches for the agent (the `iss` of its signed tokens), with `externalSubject`. */
-    externalIssuer: text("external_issuer"),
-    /** The agent's id at that portal (the `sub` of its signed tokens). */
-    externalSubject: text("external_subject"),
     ...timestamps,
   },
   (table) => [
     uniqueIndex("agents_email_key").on(table.email),
-    uniqueIndex("agents_external_identity_key").on(table.externalIssuer, table.externalSubject),
     check("agents_email_lower_case", sql`${table.email} = lower(${table.email})`),
   ],
 );
 
+/** The doors other than the password: the partner's OpenID Connect provider, and a partner portal's signed token. */
+export const identityKind = pgEnum("identity_kind", ["oidc", "portal"]);
+
+/** How an identity came to be linked to its agent (the CLI lists it; the start-up report reads `migration`). */
+export const identityLink = pgEnum("identity_link", [
+  /** Recorded by migration 0013 from how earlier versions linked it (possibly by e-mail): for the operator to review. */
+  "migration",
+  /** The identity's first sign-in created its agent. */
+  "sign_in",
+  /** An operator's invitation (`agents link --idp` without `--subject`), taken by the IdP's sign-in. */
+  "invitation",
+  /** OIDC_ADOPT_PASSWORD_ACCOUNTS: the partner's IdP took over a password account. */
+  "adoption",
+  /** A portal's first token named the issuer of an identity linked before tokens named one. */
+  "legacy_adoption",
+  /** `npm run agents -- link`. */
+  "operator",
+]);
+
 /**
- * Who an agent is at the partner's OpenID Connect provider: the ID token's (`iss`, `sub`), never its e-mail. A table
- * of its own, not the agent's `external_*` columns, which hold the portal identity: an agent may have both. One
- * identity per issuer per agent, so no second IdP account can be linked to an agent that already has one.
+ * Who an agent is at a door other than the password: the IdP's (`iss`, `sub`) or a portal's (its issuer, the `sub`
+ * of its tokens). A sign-in through an identity reaches the one agent it is linked to; nothing is ever linked because
+ * an e-mail matches (lib/auth/identities.ts says when something is linked at all). One identity per door per agent.
  */
-export const oidcIdentities = pgTable(
-  "oidc_identities",
+export const agentIdentities = pgTable(
+  "agent_identities",
   {
-    issuer: text("issuer").notNull(),
-    subject: text("subject").notNull(),
+    id: uuid("id").primaryKey().defaultRandom(),
     agentId: uuid("agent_id")
       .notNull()
       .references(() => agents.id, { onDelete: "cascade" }),
+    kind: identityKind("kind").notNull(),
+    /** The IdP's or the portal's issuer; '' for a portal identity linked before tokens named their issuer. */
+    issuer: text("issuer").notNull(),
+    /**
+     * The person's id there. Null: an operator's invitation (`agents link --idp` without `--subject`), which the first
+     * sign-in through that IdP with the account's verified e-mail takes, before `invitedUntil`.
+     */
+    subject: text("subject"),
+    invitedUntil: timestamp("invited_until", { withTimezone: true }),
+    /** The role this door gave at its last sign-in (the IdP's claim; a portal's allowance). */
+    role: agentRole("role"),
+    linkedBy: identityLink("linked_by").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-    lastSignInAt: timestamp("last_sign_in_at", { withTimezone: true }).notNull().defaultNow(),
+    lastSignInAt: timestamp("last_sign_in_at", { withTimezone: true }),
   },
   (table) => [
-    primaryKey({ name: "oidc_identities_pkey", columns: [table.issuer, table.subject] }),
-    uniqueIndex("oidc_identities_agent_issuer_key").on(table.agentId, table.issuer),
+    uniqueIndex("agent_identities_subject_key").on(table.kind, table.issuer, table.subject),
+    uniqueIndex("agent_identities_agent_door_key").on(table.agentId, table.kind, table.issuer),
+    check(
+      "agent_identities_invitation",
+      sql`(${table.subject} is null) = (${table.invitedUntil} is not null)`,
+    ),
   ],
 );
+
+export type AgentIdentity = typeof agentIdentities.$inferSelect;
+export type IdentityKind = (typeof identityKind.enumValues)[number];
+export type IdentityLink = (typeof identityLink.enumValues)[number];
 
 /** Failed sign-ins per key ("account:<email>" or "address:<ip>"), kept in the database so limits survive restarts. */
 export const signInThrottle = pgTable("sign_in_throttle", {
@@ -81,10 +115,30 @@ export const signInThrottle = pgTable("sign_in_throttle", {
 
 export const sessionMethod = pgEnum("session_method", ["password", "portal", "oidc"]);
 
+/** Why a session ended, for the security log and the CLI. */
+export const sessionEndReason = pgEnum("session_end_reason", [
+  "signed_out",
+  /** "Sair de todos os dispositivos" in another of the agent's sessions. */
+  "signed_out_elsewhere",
+  /** The same browser signed in again. */
+  "replaced",
+  "disabled",
+  "password_changed",
+  /** `npm run agents -- end-sessions`. */
+  "ended_by_operator",
+  "identity_unlinked",
+  "role_changed",
+  "idle",
+  "absolute",
+  /** Open when migration 0013 gave sessions their door and role: everyone signs in once more. */
+  "upgrade",
+]);
+
 /**
  * One row per sign-in. The session cookie carries the row's id, so ending the row ends the session on every
  * instance at once (sign-out, "sign out everywhere", disable, password reset); the idle and absolute limits are
- * checked against `lastSeenAt` and `createdAt` on every request. Times come from the app's clock.
+ * checked against `lastSeenAt` and `createdAt` on every request. Times come from the app's clock. The row keeps the
+ * door the agent came through and the role that door gave: a session is never more than its door allows.
  */
 export const sessions = pgTable(
   "sessions",
@@ -94,20 +148,28 @@ export const sessions = pgTable(
       .notNull()
       .references(() => agents.id, { onDelete: "cascade" }),
     method: sessionMethod("method").notNull(),
+    /** `password`, `oidc:<issuer>` or `portal:<issuer>` (lib/auth/doors.ts). */
+    door: text("door").notNull(),
+    /** The identity signed in with (null for a password), so its unlinking or a new role reaches its sessions. */
+    identityId: uuid("identity_id").references(() => agentIdentities.id, { onDelete: "set null" }),
+    role: agentRole("role").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
     lastSeenAt: timestamp("last_seen_at", { withTimezone: true }).notNull(),
     endedAt: timestamp("ended_at", { withTimezone: true }),
+    endReason: sessionEndReason("end_reason"),
     /** The browser's User-Agent at sign-in (at most 255 characters), to tell an agent's devices apart. */
     userAgent: text("user_agent"),
   },
   (table) => [
     index("sessions_agent_idx").on(table.agentId),
     index("sessions_last_seen_idx").on(table.lastSeenAt),
+    index("sessions_identity_idx").on(table.identityId),
   ],
 );
 
 export type SessionRow = typeof sessions.$inferSelect;
 export type SessionMethod = (typeof sessionMethod.enumValues)[number];
+export type SessionEndReason = (typeof sessionEndReason.enumValues)[number];
 
 export type Agent = typeof agents.$inferSelect;
 export type NewAgent = typeof agents.$inferInsert;
@@ -252,9 +314,11 @@ export const embedTokenUses = pgTable("embed_token_uses", {
 });
 
 /**
- * Who did what to personal data (LGPD art. 37: a record of the processing), appended and never changed: a
- * trigger refuses UPDATE, DELETE and TRUNCATE (migration 0012). Rows name the actor and, where one sale is
- * concerned, its protocol; never a customer's data. `details` holds counts and filter names.
+ * Who did what (LGPD art. 37: a record of the processing; ASVS V16: accounts and identities), appended and never
+ * changed: a trigger refuses UPDATE, DELETE and TRUNCATE (migration 0012), and each row's `hash` covers its content
+ * and the previous row's hash (migration 0013's trigger, in `seq` order), so an edited, deleted or missing row shows
+ * in `npm run audit -- verify`. Rows name the actor and the door they came through and, where one sale is
+ * concerned, its protocol; never a customer's data. `details` holds counts, filter names and what changed.
  */
 export const auditAction = pgEnum("audit_action", [
   "customer.found",
@@ -264,6 +328,10 @@ export const auditAction = pgEnum("audit_action", [
   "history.exported",
   "sale.settled",
   "agent.changed",
+  "agent.created",
+  "agent.identity_linked",
+  "agent.identity_unlinked",
+  "agent.role_changed",
 ]);
 
 export const auditEvents = pgTable(
@@ -272,17 +340,23 @@ export const auditEvents = pgTable(
     id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
     at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
     action: auditAction("action").notNull(),
-    /** The agent or supervisor who acted in the app; null for the operator's CLI and the retention job. */
+    /** The agent or supervisor who acted in the app; null for the operator's CLI and the app's own jobs. */
     agentId: uuid("agent_id").references(() => agents.id),
-    /** "agent", "cli:<operating-system user>" or "retention". */
+    /** "agent:<id>", "cli:<operating-system user>", "retention" or "system". */
     actor: text("actor").notNull(),
+    /** How the actor came in: `password`, `oidc:<issuer>`, `portal:<issuer>`, `cli`, `system`. */
+    door: text("door"),
     /** The sale concerned, when one is. */
     protocol: text("protocol"),
     /** What the operator gave with --reason. */
     reason: text("reason"),
     details: jsonb("details").$type<Record<string, unknown>>().notNull().default({}),
+    /** The chain (set by the database on insert): position, the previous row's hash, this row's. */
+    seq: bigint("seq", { mode: "number" }).notNull(),
+    prevHash: text("prev_hash").notNull(),
+    hash: text("hash").notNull(),
   },
-  (table) => [index("audit_events_at_idx").on(table.at)],
+  (table) => [index("audit_events_at_idx").on(table.at), uniqueIndex("audit_events_seq_key").on(table.seq)],
 );
 
 export type AuditEvent = typeof auditEvents.$inferSelect;

@@ -10,6 +10,9 @@ export const EMBED_ERROR_CODES = [
   "token_expired",
   "token_replayed",
   "token_account_disabled",
+  "token_email_domain",
+  "token_account_conflict",
+  "token_not_linked",
   "token_sign_in_off",
   "token_not_framed",
   "token_in_url",
@@ -32,6 +35,12 @@ export const EMBED_ERROR_MESSAGES: Record<EmbedErrorCode, string> = {
   token_expired: "O acesso expirou. Abra a venda novamente pelo portal.",
   token_replayed: "Este acesso já foi usado. Abra a venda novamente pelo portal.",
   token_account_disabled: "Acesso pelo portal indisponível para esta conta. Fale com o seu supervisor.",
+  token_email_domain:
+    "Acesso recusado: o e-mail informado pelo portal não é de um domínio liberado para este portal. Avise o suporte do portal.",
+  token_account_conflict:
+    "Acesso recusado: já existe uma conta do Partner Sales com este e-mail, que entra por outro caminho. Peça ao suporte para ligar a sua conta a este portal.",
+  token_not_linked:
+    "Sua conta neste portal ainda não foi liberada no Partner Sales. Peça ao suporte para ligá-la e abra a venda novamente.",
   token_sign_in_off:
     "O acesso pelo portal não está configurado neste Partner Sales. Avise o suporte do portal.",
   token_not_framed:

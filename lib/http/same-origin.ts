@@ -1,3 +1,8 @@
+import "server-only";
+import { errorResponse } from "@/lib/http/json";
+import { clientAddress } from "@/lib/http/forwarded";
+import { securityEvent } from "@/lib/security-log";
+
 /** A browser on another site may carry our cookies: only this origin (or a non-browser client) may post. */
 export function isCrossSite(request: Request): boolean {
   const site = request.headers.get("sec-fetch-site");
@@ -10,4 +15,21 @@ export function isCrossSite(request: Request): boolean {
   } catch {
     return true;
   }
+}
+
+/**
+ * The one answer to a request another site made a browser send (routes, and server actions in the proxy): `403
+ * cross_site`, and a line in the security log saying from where. Null when the request is this site's own.
+ */
+export async function crossSiteRefusal(request: Request): Promise<Response | null> {
+  if (!isCrossSite(request)) return null;
+  await securityEvent("access.refused", {
+    outcome: "failure",
+    door: null,
+    agentId: null,
+    address: clientAddress(request.headers),
+    reason: "cross_site",
+    details: { path: new URL(request.url).pathname.slice(0, 200) },
+  });
+  return errorResponse("cross_site");
 }

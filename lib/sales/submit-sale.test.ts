@@ -235,7 +235,7 @@ describe.each(testDatabases)("the sales ledger on $name", ({ open }) => {
 
     const settled = await resolveUnknownSale(handle.db, {
       submissionId: unknown,
-      supervisorId: otherAgentId,
+      supervisor: { id: otherAgentId, door: "password" },
       resolution: "registered",
     });
     // The provider's answer (a 500) stays; the supervisor's confirmation is recorded beside it.
@@ -249,7 +249,7 @@ describe.each(testDatabases)("the sales ledger on $name", ({ open }) => {
     expect(settled?.resolvedAt).toBeInstanceOf(Date);
     const again = {
       submissionId: unknown,
-      supervisorId: otherAgentId,
+      supervisor: { id: otherAgentId, door: "password" },
       resolution: "not-registered" as const,
     };
     expect(await resolveUnknownSale(handle.db, again)).toBeUndefined();

@@ -1,12 +1,13 @@
 import { sellAsSignedInAgent } from "@/lib/dal/sell";
 import { errorResponse, noStoreJson } from "@/lib/http/json";
 import { BODY_LIMITS, readJsonObject } from "@/lib/http/read-body";
-import { isCrossSite } from "@/lib/http/same-origin";
+import { crossSiteRefusal } from "@/lib/http/same-origin";
 
 export const dynamic = "force-dynamic";
 
 export async function POST(request: Request) {
-  if (isCrossSite(request)) return errorResponse("cross_site");
+  const crossSite = await crossSiteRefusal(request);
+  if (crossSite) return crossSite;
   const body = await readJsonObject(request, BODY_LIMITS.sale);
   if (!body.ok) return errorResponse(body.code);
   const sold = await sellAsSignedInAgent({

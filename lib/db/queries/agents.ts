@@ -3,7 +3,8 @@ import { asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../connection";
 import { prepared } from "../prepared";
 import { agents, type Agent, type AgentRole, type NewAgent } from "../schema";
-import { endAgentSessions } from "./sessions";
+import { recordAuditEvent, type AuditActor } from "./audit-events";
+import { endAgentSessions, endPasswordSessions, type EndedSession } from "./sessions";
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -54,13 +55,19 @@ export async function insertAgent(
   return agent;
 }
 
-/** Accounts created unless one with the e-mail exists, which is left as it is. */
-export async function insertMissingAgents(db: Database, rows: NewAgent[]): Promise<void> {
-  await db.insert(agents).values(rows).onConflictDoNothing({ target: agents.email });
+/** Accounts created unless one with the e-mail exists, which is left as it is; returns those created. */
+export function insertMissingAgents(db: Database, rows: NewAgent[]): Promise<Agent[]> {
+  return db.insert(agents).values(rows).onConflictDoNothing({ target: agents.email }).returning();
 }
 
 export function listAgents(db: Database): Promise<Agent[]> {
   return db.select().from(agents).orderBy(asc(agents.email));
+}
+
+export interface AgentChange {
+  agent: Agent;
+  /** The sessions the change ended. */
+  endedSessions: EndedSession[];
 }
 
 /** Disabling also ends every open session of the agent (they are refused on their next request). */
@@ -68,7 +75,8 @@ export async function setAgentDisabled(
   db: Database,
   email: string,
   disabled: boolean,
-): Promise<Agent | undefined> {
+  now = new Date(),
+): Promise<AgentChange | undefined> {
   return db.transaction(async (tx) => {
     const [agent] = await tx
       .update(agents)
@@ -79,24 +87,67 @@ export async function setAgentDisabled(
       )
       .where(eq(agents.email, normalizeEmail(email)))
       .returning();
-    if (agent && disabled) await endAgentSessions(tx, agent.id, new Date());
-    return agent;
+    if (!agent) return undefined;
+    const endedSessions = disabled ? await endAgentSessions(tx, agent.id, now, "disabled") : [];
+    return { agent, endedSessions };
   });
 }
 
-/** A new password ends the sessions opened with the old one. */
+/** A new password ends the agent's sessions: whoever knew the old one is out. */
 export async function setAgentPassword(
   db: Database,
   email: string,
   passwordHash: string,
-): Promise<Agent | undefined> {
+  now = new Date(),
+): Promise<AgentChange | undefined> {
   return db.transaction(async (tx) => {
     const [agent] = await tx
       .update(agents)
       .set({ passwordHash, updatedAt: sql`now()` })
       .where(eq(agents.email, normalizeEmail(email)))
       .returning();
-    if (agent) await endAgentSessions(tx, agent.id, new Date());
-    return agent;
+    if (!agent) return undefined;
+    return { agent, endedSessions: await endAgentSessions(tx, agent.id, now, "password_changed") };
+  });
+}
+
+/**
+ * The operator's role for password sessions (the other doors give their own). A change ends the agent's password
+ * sessions, so none goes on with the role it had; `previousRole` says what it was.
+ */
+export async function setAgentRole(
+  db: Database,
+  input: { email: string; role: AgentRole; actor: AuditActor },
+  now = new Date(),
+): Promise<(AgentChange & { previousRole: AgentRole }) | undefined> {
+  return db.transaction(async (tx) => {
+    const [before] = await tx
+      .select({ id: agents.id, role: agents.role })
+      .from(agents)
+      .where(eq(agents.email, normalizeEmail(input.email)))
+      .for("update");
+    if (!before) return undefined;
+    if (before.role === input.role) {
+      const [agent] = await tx.select().from(agents).where(eq(agents.id, before.id));
+      return { agent: agent!, endedSessions: [], previousRole: before.role };
+    }
+    const [agent] = await tx
+      .update(agents)
+      .set({ role: input.role, updatedAt: sql`now()` })
+      .where(eq(agents.id, before.id))
+      .returning();
+    const endedSessions = await endPasswordSessions(tx, before.id, now, "role_changed");
+    await recordAuditEvent(tx, {
+      ...input.actor,
+      action: "agent.role_changed",
+      details: {
+        agentId: before.id,
+        email: agent!.email,
+        door: "password",
+        from: before.role,
+        to: input.role,
+      },
+    });
+    return { agent: agent!, endedSessions, previousRole: before.role };
   });
 }

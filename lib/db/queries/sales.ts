@@ -6,7 +6,7 @@ import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
 import { newProtocol } from "@/lib/sales/protocol";
 import type { Database } from "../connection";
 import { prepared } from "../prepared";
-import { recordAuditEvent } from "./audit-events";
+import { agentActor, recordAuditEvent } from "./audit-events";
 import { eraseIfRequested } from "./customer-data";
 import { agents, sales, type Sale, type SaleResolution, type SaleStatus } from "../schema";
 
@@ -239,7 +239,7 @@ export async function findSale(
  */
 export async function resolveUnknownSale(
   db: Database,
-  input: { submissionId: string; supervisorId: string; resolution: SaleResolution },
+  input: { submissionId: string; supervisor: { id: string; door: string }; resolution: SaleResolution },
 ): Promise<Sale | undefined> {
   return db.transaction(async (tx) => {
     const [sale] = await tx
@@ -247,7 +247,7 @@ export async function resolveUnknownSale(
       .set({
         status: input.resolution === "registered" ? "accepted" : "failed",
         resolution: input.resolution,
-        resolvedBy: input.supervisorId,
+        resolvedBy: input.supervisor.id,
         resolvedAt: sql`now()`,
         updatedAt: sql`now()`,
       })
@@ -258,8 +258,7 @@ export async function resolveUnknownSale(
       if (sale.erasureRequestedAt) await eraseIfRequested(tx, sale.submissionId);
       await recordAuditEvent(tx, {
         action: "sale.settled",
-        actor: "agent",
-        agentId: input.supervisorId,
+        ...agentActor(input.supervisor),
         protocol: sale.protocol,
         details: { resolution: input.resolution },
       });

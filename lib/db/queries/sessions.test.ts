@@ -5,6 +5,7 @@ import { insertAgent, setAgentDisabled, setAgentPassword } from "./agents";
 import {
   endAgentSessions,
   endSession,
+  explainDeadSession,
   findSessionAgent,
   listOpenSessions,
   openSession,
@@ -23,9 +24,12 @@ describe.each(testDatabases)("sessions on $name", ({ open }) => {
   async function signedIn(minutes = 0) {
     const email = `agent${agentCount++}@example.com`;
     const agent = await insertAgent(handle.db, { email, name: "Ana", role: "agent", passwordHash: "x" });
-    const sessionId = await openSession(handle.db, {
+    const { id: sessionId } = await openSession(handle.db, {
       agentId: agent.id,
       method: "password",
+      door: "password",
+      identityId: null,
+      role: "agent",
       userAgent: "Mozilla/5.0 " + "x".repeat(400),
       now: at(minutes),
       limits,
@@ -42,7 +46,14 @@ describe.each(testDatabases)("sessions on $name", ({ open }) => {
 
   it("finds the agent of a live session, and only with the session's own agent", async () => {
     const { agent, check, sessionId } = await signedIn();
-    expect(await check(1)).toEqual({ id: agent.id, name: "Ana", email: agent.email, role: "agent" });
+    expect(await check(1)).toEqual({
+      id: agent.id,
+      name: "Ana",
+      email: agent.email,
+      role: "agent",
+      door: "password",
+      method: "password",
+    });
     const other = await signedIn();
     expect(await check(1, { agentId: other.agent.id, sessionId })).toBeUndefined();
   });
@@ -52,6 +63,20 @@ describe.each(testDatabases)("sessions on $name", ({ open }) => {
     expect(await idle.check(61)).toBeUndefined();
     // Refusing it did not mark it as seen: it stays dead.
     expect(await idle.check(61.5)).toBeUndefined();
+    // Explained once, as ended when its idle time ran out; after that it is an ended session like any other.
+    const explain = () => explainDeadSession(handle.db, { sessionId: idle.sessionId, now: at(62), limits });
+    expect(await explain()).toEqual({
+      state: "expired",
+      session: {
+        id: idle.sessionId,
+        agentId: idle.agent.id,
+        door: "password",
+        method: "password",
+        reason: "idle",
+        endedAt: at(60),
+      },
+    });
+    expect(await explain()).toMatchObject({ state: "ended", reason: "idle" });
 
     const used = await signedIn();
     for (const minutes of [50, 100, 150, 200]) expect(await used.check(minutes)).toBeDefined();
@@ -59,28 +84,45 @@ describe.each(testDatabases)("sessions on $name", ({ open }) => {
   });
 
   it("ends a session 12 hours after sign-in however much it is used", async () => {
-    const { check } = await signedIn();
+    const { check, sessionId } = await signedIn();
     for (let minutes = 30; minutes < 12 * 60; minutes += 30) expect(await check(minutes)).toBeDefined();
     expect(await check(12 * 60 + 1)).toBeUndefined();
     expect(await check(12 * 60 + 2)).toBeUndefined();
+    expect(await explainDeadSession(handle.db, { sessionId, now: at(12 * 60 + 2), limits })).toMatchObject({
+      state: "expired",
+      session: { reason: "absolute", endedAt: at(12 * 60) },
+    });
   });
 
   it("ends one session at sign-out and every session on 'sign out everywhere'", async () => {
     const first = await signedIn();
-    const second = await openSession(handle.db, {
+    const { id: second } = await openSession(handle.db, {
       agentId: first.agent.id,
       method: "portal",
+      door: "portal:https://portal.example",
+      identityId: null,
+      role: "agent",
       userAgent: null,
       now: at(1),
       limits,
     });
-    await endSession(handle.db, first.sessionId, at(2));
+    expect(await endSession(handle.db, first.sessionId, at(2), "signed_out")).toMatchObject({
+      id: first.sessionId,
+      reason: "signed_out",
+    });
+    expect(await endSession(handle.db, first.sessionId, at(2), "signed_out")).toBeUndefined();
     expect(await first.check(3)).toBeUndefined();
     expect(await first.check(3, { agentId: first.agent.id, sessionId: second })).toBeDefined();
     expect(await listOpenSessions(handle.db, first.agent.id, at(3), limits)).toMatchObject([
       { id: second, method: "portal", userAgent: null },
     ]);
-    expect(await endAgentSessions(handle.db, first.agent.id, at(4))).toBe(1);
+    expect(await endAgentSessions(handle.db, first.agent.id, at(4), "signed_out_elsewhere")).toMatchObject([
+      { id: second, door: "portal:https://portal.example", reason: "signed_out_elsewhere" },
+    ]);
+    expect(await explainDeadSession(handle.db, { sessionId: second, now: at(5), limits })).toMatchObject({
+      state: "ended",
+      reason: "signed_out_elsewhere",
+    });
     expect(await first.check(5, { agentId: first.agent.id, sessionId: second })).toBeUndefined();
   });
 
@@ -100,9 +142,21 @@ describe.each(testDatabases)("sessions on $name", ({ open }) => {
     const [row] = await listOpenSessions(handle.db, agent.id, at(1), limits);
     expect(row!.userAgent).toHaveLength(255);
     const ended = await signedIn();
-    await endSession(handle.db, ended.sessionId, at(1));
-    // The next sign-in, a day later, prunes every row above.
-    await signedIn(24 * 60);
+    await endSession(handle.db, ended.sessionId, at(1), "signed_out");
+    // The next sign-in, a day later, prunes every row above, and tells which ran out of time unnoticed.
+    const pruned = await openSession(handle.db, {
+      agentId: agent.id,
+      method: "password",
+      door: "password",
+      identityId: null,
+      role: "agent",
+      userAgent: null,
+      now: at(24 * 60),
+      limits,
+    });
+    expect(pruned.expired.map((session) => session.id)).not.toContain(ended.sessionId);
+    expect(pruned.expired.every((session) => ["idle", "absolute"].includes(session.reason))).toBe(true);
+    expect(pruned.expired.length).toBeGreaterThan(0);
     const rows = await handle.db.query.sessions.findMany();
     expect(rows.every((session) => session.createdAt.getTime() >= at(23 * 60).getTime())).toBe(true);
   });

@@ -1,15 +1,33 @@
 import "server-only";
-import { and, desc, eq, gt, isNull, lt, or, sql } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../connection";
 import { housekeepingDue } from "../housekeeping";
 import { prepared } from "../prepared";
-import { agents, sessions, type SessionMethod, type SessionRow } from "../schema";
+import {
+  agents,
+  sessions,
+  type AgentRole,
+  type SessionEndReason,
+  type SessionMethod,
+  type SessionRow,
+} from "../schema";
 
 export interface SessionLimits {
   /** A session with no request for this long has ended. */
   idleMs: number;
   /** A session ends this long after sign-in, however much it is used. */
   absoluteMs: number;
+}
+
+/** A session that has just ended, for the security log: whose, through which door, and why. */
+export interface EndedSession {
+  id: string;
+  agentId: string;
+  door: string;
+  method: SessionMethod;
+  reason: SessionEndReason;
+  /** When it really ended (an idle session ended when its idle limit ran out, not when that was noticed). */
+  endedAt: Date;
 }
 
 const USER_AGENT_MAX_LENGTH = 255;
@@ -26,41 +44,78 @@ function deadSessions(now: Date, limits: SessionLimits) {
   );
 }
 
+/** Which limit ended a session that nobody ended (the first one it passed), and when. */
+function expiry(
+  session: Pick<SessionRow, "createdAt" | "lastSeenAt">,
+  limits: SessionLimits,
+): { reason: "idle" | "absolute"; endedAt: Date } {
+  const idleEnd = session.lastSeenAt.getTime() + limits.idleMs;
+  const absoluteEnd = session.createdAt.getTime() + limits.absoluteMs;
+  return idleEnd <= absoluteEnd
+    ? { reason: "idle", endedAt: new Date(idleEnd) }
+    : { reason: "absolute", endedAt: new Date(absoluteEnd) };
+}
+
+export interface NewSession {
+  agentId: string;
+  method: SessionMethod;
+  /** `password`, `oidc:<issuer>`, `portal:<issuer>`. */
+  door: string;
+  /** The identity signed in with; null for a password. */
+  identityId: string | null;
+  /** The role the door gave at this sign-in: the session's, whatever another door gives the agent. */
+  role: AgentRole;
+  userAgent: string | null;
+  now: Date;
+  limits: SessionLimits;
+}
+
 /**
- * Records a new sign-in and returns its session id; sessions nobody can use any more are pruned on the way (at
- * most once a minute).
+ * Records a new sign-in and returns its session id. Sessions nobody can use any more are pruned on the way (at most
+ * once a minute); those that ran out of time without anyone noticing are returned, so their end is logged.
  */
 export async function openSession(
   db: Database,
-  input: {
-    agentId: string;
-    method: SessionMethod;
-    userAgent: string | null;
-    now: Date;
-    limits: SessionLimits;
-  },
-): Promise<string> {
+  input: NewSession,
+): Promise<{ id: string; expired: EndedSession[] }> {
+  let expired: EndedSession[] = [];
   if (housekeepingDue(db, "sessions", input.now)) {
-    await db.delete(sessions).where(deadSessions(input.now, input.limits));
+    const pruned = await db.delete(sessions).where(deadSessions(input.now, input.limits)).returning();
+    expired = pruned
+      .filter((session) => session.endedAt === null)
+      .map((session) => ({ ...pick(session), ...expiry(session, input.limits) }));
   }
   const [session] = await db
     .insert(sessions)
     .values({
       agentId: input.agentId,
       method: input.method,
+      door: input.door,
+      identityId: input.identityId,
+      role: input.role,
       createdAt: input.now,
       lastSeenAt: input.now,
       userAgent: input.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) || null,
     })
     .returning({ id: sessions.id });
-  return session!.id;
+  return { id: session!.id, expired };
 }
+
+const pick = (session: SessionRow) => ({
+  id: session.id,
+  agentId: session.agentId,
+  door: session.door,
+  method: session.method,
+});
 
 export interface SessionAgentRow {
   id: string;
   name: string;
   email: string;
-  role: (typeof agents.$inferSelect)["role"];
+  /** The session's role: what its door gave at sign-in (or since, through the same identity). */
+  role: AgentRole;
+  door: string;
+  method: SessionMethod;
 }
 
 /**
@@ -91,7 +146,14 @@ export async function findSessionAgent(
     );
     return db
       .with(seen)
-      .select({ id: agents.id, name: agents.name, email: agents.email, role: agents.role })
+      .select({
+        id: agents.id,
+        name: agents.name,
+        email: agents.email,
+        role: sessions.role,
+        door: sessions.door,
+        method: sessions.method,
+      })
       .from(sessions)
       .innerJoin(agents, eq(agents.id, sessions.agentId))
       .where(
@@ -119,24 +181,102 @@ export async function findSessionAgent(
   return agent;
 }
 
-/** Ends one session (sign-out); how it was signed in to, or null when it had already ended. */
-export async function endSession(db: Database, sessionId: string, now: Date): Promise<SessionMethod | null> {
-  const [ended] = await db
+/** Why a session the check refused is dead (asked only then, so a live session costs nothing more). */
+export type DeadSession =
+  /** No such row: pruned long ago, or a cookie for another database. */
+  | { state: "unknown" }
+  /** Ended before this request; the end was logged then. */
+  | { state: "ended"; agentId: string; door: string; reason: SessionEndReason | null }
+  /** It ran out of time and nobody had noticed: marked ended now, once, so its end is logged once. */
+  | { state: "expired"; session: EndedSession }
+  /** Its agent is disabled (disabling ends sessions, so this is a row that raced the disable). */
+  | { state: "disabled"; agentId: string; door: string };
+
+export async function explainDeadSession(
+  db: Database,
+  input: { sessionId: string; now: Date; limits: SessionLimits },
+): Promise<DeadSession> {
+  const [row] = await db
+    .select({ session: sessions, disabledAt: agents.disabledAt })
+    .from(sessions)
+    .innerJoin(agents, eq(agents.id, sessions.agentId))
+    .where(eq(sessions.id, input.sessionId))
+    .limit(1);
+  if (!row) return { state: "unknown" };
+  const { session } = row;
+  if (session.endedAt !== null) {
+    return { state: "ended", agentId: session.agentId, door: session.door, reason: session.endReason };
+  }
+  const now = input.now.getTime();
+  const timedOut =
+    session.lastSeenAt.getTime() <= now - input.limits.idleMs ||
+    session.createdAt.getTime() <= now - input.limits.absoluteMs;
+  if (!timedOut) return { state: "disabled", agentId: session.agentId, door: session.door };
+  const ended = expiry(session, input.limits);
+  const [marked] = await db
     .update(sessions)
-    .set({ endedAt: now })
-    .where(and(eq(sessions.id, sessionId), isNull(sessions.endedAt)))
-    .returning({ method: sessions.method });
-  return ended?.method ?? null;
+    .set({ endedAt: ended.endedAt, endReason: ended.reason })
+    .where(and(eq(sessions.id, session.id), isNull(sessions.endedAt)))
+    .returning({ id: sessions.id });
+  // Another request noticed it first and logged it.
+  if (!marked) return { state: "ended", agentId: session.agentId, door: session.door, reason: ended.reason };
+  return { state: "expired", session: { ...pick(session), ...ended } };
 }
 
-/** Ends every open session of an agent ("sign out everywhere", disable, new password); returns how many. */
-export async function endAgentSessions(db: Database, agentId: string, now: Date): Promise<number> {
+/** Ends the open sessions `where` selects, for `reason`; returns them. */
+export async function endSessionsWhere(
+  db: Database,
+  where: SQL | undefined,
+  now: Date,
+  reason: SessionEndReason,
+): Promise<EndedSession[]> {
   const ended = await db
     .update(sessions)
-    .set({ endedAt: now })
-    .where(and(eq(sessions.agentId, agentId), isNull(sessions.endedAt)))
-    .returning({ id: sessions.id });
-  return ended.length;
+    .set({ endedAt: now, endReason: reason })
+    .where(and(where, isNull(sessions.endedAt)))
+    .returning();
+  return ended.map((session) => ({ ...pick(session), reason, endedAt: now }));
+}
+
+/** Ends one session (sign-out, or a new sign-in in the same browser); undefined when it had already ended. */
+export async function endSession(
+  db: Database,
+  sessionId: string,
+  now: Date,
+  reason: SessionEndReason,
+): Promise<EndedSession | undefined> {
+  const [ended] = await endSessionsWhere(db, eq(sessions.id, sessionId), now, reason);
+  return ended;
+}
+
+/**
+ * Ends every open session of an agent ("sign out everywhere", disable, new password, the operator), but `except` (the
+ * session that asked); returns them.
+ */
+export function endAgentSessions(
+  db: Database,
+  agentId: string,
+  now: Date,
+  reason: SessionEndReason,
+  { except }: { except?: string } = {},
+): Promise<EndedSession[]> {
+  const others = except ? sql`${sessions.id} <> ${except}` : undefined;
+  return endSessionsWhere(db, and(eq(sessions.agentId, agentId), others), now, reason);
+}
+
+/** Ends the agent's password sessions (a new role or password is the password door's). */
+export function endPasswordSessions(
+  db: Database,
+  agentId: string,
+  now: Date,
+  reason: SessionEndReason,
+): Promise<EndedSession[]> {
+  return endSessionsWhere(
+    db,
+    and(eq(sessions.agentId, agentId), eq(sessions.method, "password")),
+    now,
+    reason,
+  );
 }
 
 /** An agent's sessions that can still be used, newest first. */

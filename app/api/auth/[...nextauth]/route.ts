@@ -78,7 +78,7 @@ export async function POST(request: NextRequest) {
   // is a 503 and the cookie stays, rather than a cookie cleared here while a copy of it still works elsewhere.
   if (pathname.endsWith("/signout")) {
     try {
-      await endSessionNamedBy(request.headers.get("cookie"));
+      await endSessionNamedBy(request.headers.get("cookie"), "signed_out");
     } catch (error) {
       log.error("auth.sign_out_failed", { error });
       return withSecurityHeaders(request, errorResponse("service_unavailable"));

@@ -6,7 +6,7 @@ import { sessionNamedByToken } from "@/lib/dal/embed";
 import type { RequestErrorCode } from "@/lib/errors";
 import { errorResponse, noStoreJson } from "@/lib/http/json";
 import { BODY_LIMITS, readJsonObject } from "@/lib/http/read-body";
-import { isCrossSite } from "@/lib/http/same-origin";
+import { crossSiteRefusal } from "@/lib/http/same-origin";
 import { log } from "@/lib/log";
 import { countSignInRefusal } from "@/lib/metrics";
 import { pickSaleFields } from "@/lib/validation/sale";
@@ -19,6 +19,9 @@ const TOKEN_ERRORS: Record<EmbedTokenProblem | "sso-off", RequestErrorCode> = {
   expired: "token_expired",
   replayed: "token_replayed",
   disabled: "token_account_disabled",
+  email_domain: "token_email_domain",
+  account_conflict: "token_account_conflict",
+  not_linked: "token_not_linked",
   "sso-off": "token_sign_in_off",
 };
 
@@ -43,7 +46,8 @@ async function signInProblem(token: string): Promise<SignInProblem | "failed" | 
  * auth.ts). Called by /embed with fetch rather than a server action, so the token leaves the address at once.
  */
 export async function POST(request: Request) {
-  if (isCrossSite(request)) return errorResponse("cross_site");
+  const crossSite = await crossSiteRefusal(request);
+  if (crossSite) return crossSite;
   const body = await readJsonObject(request, BODY_LIMITS.embedSession);
   if (!body.ok) return errorResponse(body.code);
   const { token } = body.value;
