@@ -94,8 +94,15 @@ test("a customer's erasure: the history, the sale's page and the export say so, 
     ),
   ).toContain('"e2e: pedido do titular"');
   const exported = lines.findLast((entry) => entry.includes("history.exported"))!.split("  ");
-  expect(exported.slice(1, 5)).toEqual(["history.exported", "agent:agente@demo.local", "-", "-"]);
-  expect(JSON.parse(exported[5]!)).toEqual({
+  // Who exported it and through which door: the account's id (its e-mail beside it, for people).
+  expect(exported.slice(2, 7)).toEqual([
+    "history.exported",
+    expect.stringMatching(/^agent:[0-9a-f-]{36} via password$/),
+    "agente@demo.local",
+    "-",
+    "-",
+  ]);
+  expect(JSON.parse(exported[7]!)).toEqual({
     scope: "own",
     filter: { search: true },
     rows: 1,
