@@ -2,6 +2,7 @@ import NextAuth, { CredentialsSignin, type DefaultSession } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
 import type { Door } from "@/lib/auth/doors";
 import { admittedUser } from "@/lib/auth/admission";
+import { passwordCredential } from "@/lib/auth/credential";
 import { signInWithEmbedToken, type EmbedSignIn } from "@/lib/auth/embed-token";
 import { noteAuthError } from "@/lib/auth/oidc-attempt";
 import { OIDC_PROVIDER_ID, oidcProviders } from "@/lib/auth/oidc-provider";
@@ -19,7 +20,7 @@ import { getConfig } from "@/lib/env";
 import { clientAddress } from "@/lib/http/forwarded";
 import { log } from "@/lib/log";
 import { countSignInRefusal } from "@/lib/metrics";
-import { securityEvent } from "@/lib/security-log";
+import { securityEvent, securityEventOnce } from "@/lib/security-log";
 import { parseSignInCredentials } from "@/lib/validation/sign-in";
 
 declare module "next-auth" {
@@ -29,6 +30,8 @@ declare module "next-auth" {
     /** How they came in, and with which identity (none for a password): what the session row keeps. */
     door?: Door;
     identityId?: string | null;
+    /** A password sign-in's credential (what the session check holds the password against). */
+    credential?: string | null;
     /** What the sign-in did to the account, for the security log and the trail (created, linked, a new role). */
     accountChange?: { outcome: string; previousRole: AgentRole | null };
   }
@@ -112,7 +115,7 @@ const passwordProvider = Credentials({
     });
     if (result.ok) {
       const { agent } = result;
-      // The password door's role is the operator's (the CLI).
+      // The password door's role is the operator's (the CLI); the session holds the password it was checked with.
       return {
         id: agent.id,
         name: agent.name,
@@ -120,6 +123,7 @@ const passwordProvider = Credentials({
         role: agent.role,
         door: PASSWORD,
         identityId: null,
+        credential: passwordCredential(agent.passwordHash!),
       };
     }
     countSignInRefusal("password", result.reason);
@@ -130,16 +134,22 @@ const passwordProvider = Credentials({
   },
 });
 
-/** A portal token refused, for the log (never the token). */
-async function logPortalRefusal(result: Extract<EmbedSignIn, { ok: false }>) {
+/**
+ * A portal token refused, for the log (never the token). One no portal signed (garbage, a forged signature) is
+ * said once every few minutes per address and check: anyone can post those, as fast as they like.
+ */
+async function logPortalRefusal(result: Extract<EmbedSignIn, { ok: false }>, address: string) {
   log.warn("auth.embed_sign_in_refused", { reason: result.problem, detail: result.detail });
-  await securityEvent("auth.sign_in", {
-    outcome: "failure",
+  const fields = {
+    outcome: "failure" as const,
     door: result.issuer ? `portal:${result.issuer}` : null,
     agentId: result.agentId ?? null,
+    address,
     reason: result.problem,
     details: { check: result.detail },
-  });
+  };
+  if (result.issuer) await securityEvent("auth.sign_in", fields);
+  else await securityEventOnce(`unsigned-token:${address}:${result.detail}`, "auth.sign_in", fields);
 }
 
 export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
@@ -156,14 +166,14 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
       id: "embed-token",
       name: "Partner portal",
       credentials: { token: {} },
-      async authorize(raw) {
+      async authorize(raw, request) {
         const { embed } = getConfig();
         const token = typeof raw?.token === "string" ? raw.token : "";
         if (embed.portals.length === 0) throw new EmbedTokenError("sso-off");
         if (!token) throw new EmbedTokenError("invalid");
         const result = await signInWithEmbedToken(await getDb(), token, embed.portals);
         if (!result.ok) {
-          await logPortalRefusal(result);
+          await logPortalRefusal(result, clientAddress(request.headers));
           throw new EmbedTokenError(result.problem);
         }
         return admittedUser(result);
@@ -211,6 +221,7 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
           door: user.door,
           identityId: user.identityId ?? null,
           role: user.role,
+          credential: user.credential ?? null,
         };
         if (user.accountChange) await identityEvents(signIn, user.accountChange);
         return {

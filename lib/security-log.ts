@@ -79,6 +79,8 @@ export async function securityLine(
   fields: SecurityEventFields,
 ): Promise<Record<string, unknown>> {
   return {
+    // Its facts first: none can stand in for one of the fields every line has.
+    ...fields.details,
     category: "security",
     outcome: fields.outcome,
     door: fields.door,
@@ -90,7 +92,6 @@ export async function securityLine(
         ? emailTag(fields.emailTyped, await authSecret())
         : null,
     reason: fields.reason ?? null,
-    ...fields.details,
   };
 }
 

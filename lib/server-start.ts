@@ -6,7 +6,7 @@ import { ConfigError, type Config } from "./config/parse";
 import { getDb } from "./db";
 import type { Database } from "./db/connection";
 import { chainHead } from "./db/queries/audit-events";
-import { unreviewedMixedSourceAgents } from "./db/queries/identities";
+import { accountsToReview } from "./db/queries/identities";
 import { markStalePendingUnknown } from "./db/queries/sales";
 import { deferredSubmissionIds, writeDeferredOutcomes } from "./sales/outcome-outbox";
 import { getConfig } from "./env";
@@ -61,16 +61,16 @@ function scheduleChainHeadLog(db: Database): void {
 }
 
 /**
- * Accounts that earlier versions linked to two external sources by e-mail (a portal's and the IdP's, say): one of
- * those doors may be someone else's. Said at every start until an operator decides (npm run agents -- list).
+ * Accounts with an identity that earlier versions may have linked by e-mail (migration 0013 could not tell): the
+ * door may be someone else's. Said at every start until an operator decides (npm run agents -- list).
  */
-async function reportMixedSourceAccounts(db: Database): Promise<void> {
-  const mixed = await unreviewedMixedSourceAgents(db);
-  if (mixed.length === 0) return;
-  log.warn("identity.mixed_sources", {
-    accounts: mixed.length,
-    agentIds: mixed.slice(0, 50).map((agent) => agent.agentId),
-    hint: "npm run agents -- list shows them: unlink the door that is not theirs, or confirm each link",
+async function reportAccountsToReview(db: Database): Promise<void> {
+  const toReview = await accountsToReview(db);
+  if (toReview.length === 0) return;
+  log.warn("identity.review", {
+    accounts: toReview.length,
+    agentIds: toReview.slice(0, 50).map((agent) => agent.agentId),
+    hint: "npm run agents -- list shows them: unlink a door that is not theirs, or confirm each link with agents link",
   });
 }
 
@@ -123,7 +123,7 @@ export async function startServer(): Promise<void> {
       orphanAfterMs,
     ).unref();
     scheduleRetention(db, config);
-    await reportMixedSourceAccounts(db);
+    await reportAccountsToReview(db);
     scheduleChainHeadLog(db);
   } catch (error) {
     stop(`Database error: ${error instanceof Error ? error.message : String(error)}`);

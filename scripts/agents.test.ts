@@ -4,10 +4,11 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/lib/db/connection";
 import { findAgentByEmail, insertAgent } from "@/lib/db/queries/agents";
-import { findIdentity } from "@/lib/db/queries/identities";
-import { findSessionAgent, openSession } from "@/lib/db/queries/sessions";
-import { agentIdentities } from "@/lib/db/schema";
+import { findIdentity, linkIdentity } from "@/lib/db/queries/identities";
+import { findSessionAgent } from "@/lib/db/queries/sessions";
+import { agentIdentities, type Agent } from "@/lib/db/schema";
 import { sessionTag } from "@/lib/security-log";
+import { openTestSession, TEST_SESSION_LIMITS } from "@/test/sessions";
 import { runTool } from "@/test/cli";
 import { testDatabases } from "@/test/databases";
 
@@ -108,28 +109,23 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
     expect(after?.passwordHash).not.toBe(before?.passwordHash);
   });
 
-  const limits = { idleMs: 3_600_000, absoluteMs: 43_200_000 };
-  const openFor = (agentId: string, door: string, identityId: string | null = null) =>
-    openSession(handle.db, {
-      agentId,
-      method: door === "password" ? "password" : door.startsWith("oidc:") ? "oidc" : "portal",
+  const limits = TEST_SESSION_LIMITS;
+  const openFor = (agent: Agent, door: string, identityId: string | null = null) =>
+    openTestSession(handle.db, agent, {
       door,
       identityId,
-      role: "agent",
       userAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/140",
-      now: new Date(),
-      limits,
-    }).then(({ id }) => id);
+    });
   const isLive = async (agentId: string, sessionId: string) =>
     Boolean(await findSessionAgent(handle.db, { agentId, sessionId, now: new Date(), limits }));
 
   it("lists an agent's open sessions and ends them, each in the security log on standard error", async () => {
     const agent = (await findAgentByEmail(handle.db, "sup@example.com"))!;
-    const session = await openFor(agent.id, "password");
+    const session = await openFor(agent, "password");
     const listed = await agentsCli(["sessions", "--email", "SUP@example.com"], env);
     expect(listed.status).toBe(0);
     expect(listed.stdout).toContain("sup@example.com: 1 open session\n");
-    expect(listed.stdout).toContain(`${sessionTag(session)}  password  agent  since `);
+    expect(listed.stdout).toContain(`${sessionTag(session)}  password  supervisor  since `);
     expect(listed.stdout).toContain("Chrome/140");
     // The session's id is the cookie's secret half: never printed.
     expect(listed.stdout).not.toContain(session);
@@ -244,11 +240,12 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
   it("unlinks a door's identity and ends the sessions opened through it, and only those", async () => {
     const agent = (await findAgentByEmail(handle.db, "sso@example.com"))!;
     const identity = await findIdentity(handle.db, { kind: "oidc", issuer: IDP, subject: "idp-42" });
-    const throughIdp = await openFor(agent.id, `oidc:${IDP}`, identity!.identity.id);
-    const throughPortal = await openFor(agent.id, `portal:${PORTAL}`);
+    const portal = await findIdentity(handle.db, { kind: "portal", issuer: PORTAL, subject: "crm-7" });
+    const throughIdp = await openFor(agent, `oidc:${IDP}`, identity!.identity.id);
+    const throughPortal = await openFor(agent, `portal:${PORTAL}`, portal!.identity.id);
     const unlinked = await agentsCli(["unlink", "--email", "sso@example.com", "--idp"], withDoors);
     expect(unlinked.stdout).toContain(
-      `Unlinked sso@example.com from oidc:${IDP} and ended 1 session opened through it.`,
+      "Unlinked sso@example.com from the IdP and ended 1 session opened through it.",
     );
     expect(securityLines(unlinked.stderr).map((line) => [line.event, line.reason])).toEqual([
       ["account.identity_unlinked", null],
@@ -258,13 +255,20 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
     expect(await isLive(agent.id, throughPortal)).toBe(true);
     expect(await findIdentity(handle.db, { kind: "oidc", issuer: IDP, subject: "idp-42" })).toBeUndefined();
     const again = await agentsCli(["unlink-idp", "--email", "sso@example.com"], withDoors);
-    expect(again.stdout).toContain(`sso@example.com has no identity at oidc:${IDP}.`);
+    expect(again.stdout).toContain("sso@example.com has no identity at the IdP.");
   });
 
   it("sets the role of password sessions, ending those, and no other door's", async () => {
     const agent = (await findAgentByEmail(handle.db, "joana@example.com"))!;
-    const password = await openFor(agent.id, "password");
-    const portal = await openFor(agent.id, `portal:${PORTAL}`);
+    const linked = await linkIdentity(handle.db, {
+      agentId: agent.id,
+      key: { kind: "portal", issuer: PORTAL, subject: "crm-joana" },
+      role: "agent",
+      linkedBy: "operator",
+      actor: { actor: "cli:test", door: "cli" },
+    });
+    const password = await openFor(agent, "password");
+    const portal = await openFor(agent, `portal:${PORTAL}`, linked!.identity.id);
     const promoted = await agentsCli(
       ["set-role", "--email", "joana@example.com", "--role", "supervisor"],
       env,
@@ -292,7 +296,7 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
     ).toBe("joana@example.com already has the role supervisor.\n");
   });
 
-  it("reports the accounts the migration found linked to two sources, until an operator decides", async () => {
+  it("reports the accounts the migration could not tell were created with their doors, until an operator decides", async () => {
     const mixed = await insertAgent(handle.db, {
       email: "mixed@example.com",
       name: "Misto",
@@ -304,7 +308,9 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
       { agentId: mixed.id, kind: "portal", issuer: PORTAL, subject: "crm-mixed", linkedBy: "migration" },
     ]);
     const listed = (await agentsCli(["list"], withDoors)).stdout;
-    expect(listed).toContain("To review: 1 account that earlier versions linked to two sources by e-mail.");
+    expect(listed).toContain(
+      "To review: 1 account with a door that earlier versions may have linked by e-mail.",
+    );
     expect(listed).toContain(`  mixed@example.com  oidc:${IDP}, portal:${PORTAL}\n`);
     // The operator keeps the IdP's and drops the portal's: nothing left to review.
     const confirmed = await agentsCli(
@@ -314,6 +320,25 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
     expect(confirmed.stdout).toContain("are linked (confirmed)");
     expect((await agentsCli(["list"], withDoors)).stdout).toContain("To review: 1 account");
     await agentsCli(["unlink", "--email", "mixed@example.com", "--portal", PORTAL], withDoors);
+    expect((await agentsCli(["list"], withDoors)).stdout).not.toContain("To review");
+
+    // A portal identity from before tokens named an issuer: reviewed too, and unlinked by its empty issuer.
+    const legacy = await insertAgent(handle.db, {
+      email: "legacy@example.com",
+      name: "Legado",
+      role: "agent",
+      passwordHash: null,
+    });
+    await handle.db
+      .insert(agentIdentities)
+      .values({ agentId: legacy.id, kind: "portal", issuer: "", subject: "old-7", linkedBy: "migration" });
+    const withLegacy = (await agentsCli(["list"], withDoors)).stdout;
+    expect(withLegacy).toContain(
+      "legacy@example.com  Legado  agent  active  portal:(issuer not yet known) (sub old-7)",
+    );
+    expect(withLegacy).toContain("  legacy@example.com  portal:\n");
+    const unlinked = await agentsCli(["unlink", "--email", "legacy@example.com", "--portal", ""], withDoors);
+    expect(unlinked.stdout).toContain("Unlinked legacy@example.com from its legacy portal identity");
     expect((await agentsCli(["list"], withDoors)).stdout).not.toContain("To review");
   });
 
@@ -363,8 +388,10 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
       "agent.identity_linked - -",
       "agent.identity_linked - -",
       "agent.identity_unlinked - -",
+      "agent.identity_linked - -",
       "agent.role_changed - joana@example.com",
       "agent.identity_linked - -",
+      "agent.identity_unlinked - -",
       "agent.identity_unlinked - -",
     ]);
     for (const { actor } of changes) expect(actor).toMatch(/^cli:\S+$/);

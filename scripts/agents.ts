@@ -26,7 +26,7 @@ import {
   linkIdentity,
   listIdentities,
   unlinkIdentities,
-  unreviewedMixedSourceAgents,
+  accountsToReview,
   type IdentityKey,
 } from "../lib/db/queries/identities";
 import { endAgentSessions, listOpenSessions, type EndedSession } from "../lib/db/queries/sessions";
@@ -118,7 +118,7 @@ function doorOf(
   values: { idp?: boolean; portal?: string },
   config: Config,
 ): { kind: IdentityKind; issuer: string } {
-  if (values.idp && values.portal !== undefined) throw new UsageError("Give --idp or --portal, not both.");
+  checkOneDoor(values);
   if (values.idp) {
     if (!config.oidc) throw new UsageError("--idp needs the partner's IdP configured (OIDC_ISSUER).");
     return { kind: "oidc", issuer: config.oidc.issuer };
@@ -133,6 +133,28 @@ function doorOf(
     return { kind: "portal", issuer: values.portal };
   }
   throw new UsageError("Name the door: --idp, or --portal ISSUER.");
+}
+
+function checkOneDoor(values: { idp?: boolean; portal?: string }) {
+  if (values.idp && values.portal !== undefined) throw new UsageError("Give --idp or --portal, not both.");
+  if (!values.idp && values.portal === undefined)
+    throw new UsageError("Name the door: --idp, or --portal ISSUER.");
+}
+
+/**
+ * What `unlink` forgets: every IdP identity (whichever issuer, a former OIDC_ISSUER's too), or one portal's, by
+ * its issuer as `list` shows it (`--portal ""` for one linked before tokens named an issuer).
+ */
+function unlinkedDoor(values: { idp?: boolean; portal?: string }): { kind: IdentityKind; issuer?: string } {
+  checkOneDoor(values);
+  return values.idp ? { kind: "oidc" } : { kind: "portal", issuer: values.portal };
+}
+
+function doorLabel(door: { kind: IdentityKind; issuer?: string }): string {
+  if (door.issuer === undefined) return "the IdP";
+  return door.issuer === ""
+    ? "its legacy portal identity"
+    : identityDoor({ kind: door.kind, issuer: door.issuer });
 }
 
 /** Each ended session in the security log (standard error), as the app logs the ones it ends. */
@@ -217,10 +239,10 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
       return `Added ${describe(agent)}${generated ? `\nPassword: ${password}` : ""}`;
     }
     case "list": {
-      const [agents, identities, mixed] = await Promise.all([
+      const [agents, identities, toReview] = await Promise.all([
         listAgents(await db()),
         listIdentities(await db()),
-        unreviewedMixedSourceAgents(await db()),
+        accountsToReview(await db()),
       ]);
       if (agents.length === 0) return "No agents yet.";
       const doors = (agent: Agent) => [
@@ -228,13 +250,13 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
         ...identities.filter((identity) => identity.agentId === agent.id).map(describeIdentity),
       ];
       const lines = agents.map((agent) => `${describe(agent)}  ${doors(agent).join(", ") || "(no door)"}`);
-      if (mixed.length > 0) {
+      if (toReview.length > 0) {
         lines.push(
           "",
-          `To review: ${plural(mixed.length, "account")} that earlier versions linked to two sources by e-mail. One of ` +
-            "the doors may be someone else's: unlink it (unlink --email E --idp | --portal ISSUER), or confirm each " +
+          `To review: ${plural(toReview.length, "account")} with a door that earlier versions may have linked by ` +
+            "e-mail. It may be someone else's: unlink it (unlink --email E --idp | --portal ISSUER), or confirm it " +
             "with link.",
-          ...mixed.map((agent) => `  ${agent.email}  ${agent.doors.join(", ")}`),
+          ...toReview.map((agent) => `  ${agent.email}  ${agent.doors.join(", ")}`),
         );
       }
       return lines.join("\n");
@@ -292,14 +314,14 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
     case "unlink":
     case "unlink-idp": {
       const agent = await agentByEmail(await db(), requireEmail(values.email));
-      const door = doorOf(command === "unlink-idp" ? { idp: true } : values, config);
+      const door = unlinkedDoor(command === "unlink-idp" ? { idp: true } : values);
       const { unlinked, endedSessions } = await unlinkIdentities(await db(), {
         agentId: agent.id,
         ...door,
         now: new Date(),
         actor: operator,
       });
-      if (unlinked.length === 0) return `${agent.email} has no identity at ${identityDoor(door)}.`;
+      if (unlinked.length === 0) return `${agent.email} has no identity at ${doorLabel(door)}.`;
       for (const identity of unlinked) {
         await cliSecurityEvent("account.identity_unlinked", {
           outcome: "success",
@@ -309,7 +331,7 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
         });
       }
       await logEnded(endedSessions);
-      return `Unlinked ${agent.email} from ${identityDoor(door)} and ended ${plural(endedSessions.length, "session")} opened through it.`;
+      return `Unlinked ${agent.email} from ${doorLabel(door)} and ended ${plural(endedSessions.length, "session")} opened through it.`;
     }
     default:
       throw new UsageError(command ? `Unknown command "${command}".` : "Missing command.");

@@ -104,7 +104,7 @@ function describeBreak(broken: ChainBreak): string {
     case "edited":
       return `row #${broken.seq} (id ${broken.row.id}, ${broken.row.at}, ${broken.row.action}) was changed after it was written: its content no longer matches its hash.`;
     case "unlinked":
-      return `row #${broken.seq} (id ${broken.row.id}, ${broken.row.at}, ${broken.row.action}) does not follow row #${broken.seq - 1}: the chain was rewritten or a row inserted there.`;
+      return `row #${broken.seq} (id ${broken.row.id}, ${broken.row.at}, ${broken.row.action}) does not follow row #${broken.seq - 1}: one of the two was rewritten with a hash of its own, or a row was inserted there.`;
   }
 }
 

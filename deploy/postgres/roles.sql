@@ -26,7 +26,7 @@ CREATE ROLE :"owner_role" LOGIN PASSWORD :'owner_password';
 CREATE ROLE :"app_role" LOGIN PASSWORD :'app_password';
 CREATE DATABASE :"database" OWNER :"owner_role" ENCODING 'UTF8';
 REVOKE ALL ON DATABASE :"database" FROM PUBLIC;
-GRANT CONNECT, TEMPORARY ON DATABASE :"database" TO :"app_role";
+GRANT CONNECT ON DATABASE :"database" TO :"app_role";
 
 \connect :"database"
 -- Only the owner creates objects here; the app's role gets its table privileges from the owner's migrations.

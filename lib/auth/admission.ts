@@ -14,18 +14,23 @@ export interface Admission<Outcome extends string = string> {
   previousRole: AgentRole | null;
 }
 
-/** Records a sign-in through `linked` (when, the door's role now, the IdP's name) and says who was let in, as what. */
+/**
+ * Records a sign-in through `linked` (when, the door's role now, the IdP's name) and says who was let in, as what;
+ * undefined when an operator unlinked the identity meanwhile.
+ */
 export async function admitIdentity<Outcome extends string>(
   db: Database,
   linked: LinkedAgent,
   input: { role: AgentRole; outcome: Outcome; name?: string; now: Date },
-): Promise<Admission<Outcome>> {
-  const { agent, previousRole } = await recordIdentitySignIn(db, {
+): Promise<Admission<Outcome> | undefined> {
+  const recorded = await recordIdentitySignIn(db, {
     identityId: linked.identity.id,
     role: input.role,
     name: input.name,
     now: input.now,
   });
+  if (!recorded) return undefined;
+  const { agent, previousRole } = recorded;
   return {
     agent,
     identity: linked.identity,

@@ -194,6 +194,7 @@ export async function signInWithEmbedToken(
   if (linked.agent.disabledAt) return refuse("disabled", "disabled", { ...about, agentId: linked.agent.id });
   const role = portal.allowsSupervisors ? claims.role : "agent";
   const admission = await admitIdentity(db, linked, { role, outcome, now });
+  if (!admission) return refuse("not_linked", "unlinked_meanwhile", about);
   return { ok: true, ...admission, prefill: pickSaleFields(payload.prefill) };
 }
 
@@ -244,7 +245,11 @@ async function findOrCreateAgent(
     ? await adoptLegacyPortalIdentity(db, { issuer: portal.issuer, subject: who.sub })
     : undefined;
   if (adopted) return { linked: adopted, outcome: "adopted" };
-  if (!portal.createsAgents) return { problem: "not_linked" };
+  if (!portal.createsAgents) {
+    // The one portal that adopts legacy identities may have adopted this one in another request just now.
+    const raced = await findIdentity(db, key);
+    return raced ? { linked: raced, outcome: "known" } : { problem: "not_linked" };
+  }
   const created = await createAgentWithIdentity(db, { key, email: who.email, name: who.name, role: "agent" });
   if (created) return { linked: created, outcome: "created" };
   // Two first sign-ins of the same agent at once: the other one created the row.

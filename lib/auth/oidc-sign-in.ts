@@ -60,7 +60,8 @@ export async function signInWithOidc(
 
   const admit = async (linked: LinkedAgent, outcome: OidcOutcome): Promise<OidcSignIn> => {
     if (linked.agent.disabledAt) return refuse("oidc_account_disabled", linked.agent.id);
-    return { ok: true, ...(await admitIdentity(db, linked, { role, outcome, name: person.name, now })) };
+    const admission = await admitIdentity(db, linked, { role, outcome, name: person.name, now });
+    return admission ? { ok: true, ...admission } : refuse("oidc_failed", linked.agent.id);
   };
 
   const known = await findIdentity(db, key);

@@ -96,6 +96,7 @@ describe.each(testDatabases)("sign-in on $name", ({ open }) => {
       ok: false,
       reason: "locked",
       retryAfterSeconds: 240,
+      agentId: (await findAgentByEmail(handle.db, "bia@example.com"))!.id,
     });
     // A new address does not unlock the account.
     expect(await attempt("bia@example.com", "correct horse", at(6), "10.9.9.9")).toMatchObject({

@@ -95,7 +95,9 @@ async function checkCredentials(
 
   if (housekeepingDue(db, "sign-in-throttle", now)) await pruneThrottle(db, now);
   const lockedAccount = await countAttempt(db, account, ACCOUNT_POLICY, now);
-  if (lockedAccount) return lockedUntil(lockedAccount);
+  // Named in the security log even while it is locked: repeated guesses at one account stay together.
+  if (lockedAccount)
+    return lockedUntil(lockedAccount, { agentId: (await findAgentByEmail(db, credentials.email))?.id });
   const lockedAddress = await countAttempt(db, address, ADDRESS_POLICY, now);
   if (lockedAddress) {
     await uncountAttempt(db, account);

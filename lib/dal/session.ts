@@ -3,7 +3,7 @@ import type { Route } from "next";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
-import { doorName, sessionMethodOf, type Door } from "@/lib/auth/doors";
+import { doorName, doorOpen, sessionMethodOf, type Door } from "@/lib/auth/doors";
 import { resolveAuthSecret } from "@/lib/auth/secret";
 import { sessionCookieName } from "@/lib/auth/session-cookie";
 import { readSessionCookie, type SessionClaims } from "@/lib/auth/session-token";
@@ -45,11 +45,18 @@ export async function liveSessionAgent(
   now = new Date(),
 ): Promise<SessionAgent | null> {
   const db = await getDb();
-  const limits = getConfig().sessions;
-  const agent = await findSessionAgent(db, { ...claims, now, limits });
-  if (agent) return { ...agent, sessionId: claims.sessionId };
-  await noteDeadSession(claims, now);
-  return null;
+  const config = getConfig();
+  const agent = await findSessionAgent(db, { ...claims, now, limits: config.sessions });
+  if (!agent) {
+    await noteDeadSession(claims, now);
+    return null;
+  }
+  if (!doorOpen(agent.door, agent.role, config)) {
+    const ended = await endSession(db, claims.sessionId, now, "door_closed");
+    if (ended) await logEnded([ended]);
+    return null;
+  }
+  return { ...agent, sessionId: claims.sessionId };
 }
 
 const DEAD_SESSION_REASONS = {
@@ -59,9 +66,9 @@ const DEAD_SESSION_REASONS = {
 } as const;
 
 /**
- * A cookie whose session is dead: the first request after a session ran out of time ends it in the log (once); any
- * other (a cookie replayed after sign-out, an account disabled meanwhile) is a refused access, logged once per
- * session every few minutes per instance, however often the browser retries.
+ * A cookie whose session is dead: the first request after a session ran out of time, or after what its door gave
+ * changed, ends it in the log (once); any other (a cookie replayed after sign-out, an account disabled meanwhile) is
+ * a refused access, logged once per session every few minutes per instance, however often the browser retries.
  */
 async function noteDeadSession(claims: SessionClaims, now: Date): Promise<void> {
   const dead = await explainDeadSession(await getDb(), {
@@ -69,7 +76,7 @@ async function noteDeadSession(claims: SessionClaims, now: Date): Promise<void> 
     now,
     limits: getConfig().sessions,
   });
-  if (dead.state === "expired") return logEnded([dead.session]);
+  if (dead.state === "ended_now") return logEnded([dead.session]);
   const known = dead.state !== "unknown";
   await securityEventOnce(`dead-session:${claims.sessionId}`, "access.refused", {
     outcome: "failure",
@@ -145,6 +152,8 @@ export interface SignIn {
   /** The identity signed in with; null for a password. */
   identityId: string | null;
   role: AgentRole;
+  /** A password's `passwordCredential` (lib/db/queries/sessions.ts); null for an identity. */
+  credential: string | null;
 }
 
 /**
@@ -185,6 +194,7 @@ export async function startSession(signIn: SignIn): Promise<string> {
     door,
     identityId: signIn.identityId,
     role: signIn.role,
+    credential: signIn.credential,
     userAgent,
     now: new Date(),
     limits: getConfig().sessions,

@@ -15,7 +15,8 @@ import { insertAgent, setAgentDisabled } from "./queries/agents";
 import { readChain, recordAuditEvent } from "./queries/audit-events";
 import { createAgentWithIdentity, unlinkIdentities } from "./queries/identities";
 import { resolveUnknownSale } from "./queries/sales";
-import { endAgentSessions, findSessionAgent, openSession } from "./queries/sessions";
+import { openTestSession, TEST_SESSION_LIMITS } from "@/test/sessions";
+import { endAgentSessions, findSessionAgent } from "./queries/sessions";
 
 const adminUrl = process.env.TEST_DATABASE_URL;
 const ROLES_FILE = join(import.meta.dirname, "../../deploy/postgres/roles.sql");
@@ -115,19 +116,14 @@ describe.skipIf(!adminUrl)("the app's own PostgreSQL role, as deploy/postgres/ro
       name: "Bia",
       role: "supervisor",
     });
-    const limits = { idleMs: 3_600_000, absoluteMs: 43_200_000 };
-    const { id: sessionId } = await openSession(db, {
-      agentId: agent.id,
-      method: "password",
-      door: "password",
-      identityId: null,
-      role: "agent",
-      userAgent: null,
-      now: new Date(),
-      limits,
-    });
+    const sessionId = await openTestSession(db, agent);
     expect(
-      await findSessionAgent(db, { agentId: agent.id, sessionId, now: new Date(), limits }),
+      await findSessionAgent(db, {
+        agentId: agent.id,
+        sessionId,
+        now: new Date(),
+        limits: TEST_SESSION_LIMITS,
+      }),
     ).toBeDefined();
 
     const partnerApi = createPartnerApiClient(clientConfigFor(sandbox.url), {

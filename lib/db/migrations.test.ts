@@ -134,3 +134,87 @@ describe("migrations 0010 and 0011 (the history's search and counts)", () => {
     await client.close();
   });
 });
+
+describe("migration 0013 (identities apart from accounts, the trail as a chain)", () => {
+  it("records every identity, names the ones to review, moves the IdP's role off the account, and chains the trail", async () => {
+    const client = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
+    const db = drizzle(client);
+    await migrate(db, { migrationsFolder: migrationsUpTo(13) });
+    await client.exec(`
+      -- Created by the IdP (the identity in the same transaction), and one the IdP took over by its e-mail later.
+      insert into agents (id, email, name, role, created_at, updated_at) values
+        ('00000000-0000-4000-8000-00000000000a', 'idp@x.example', 'Idp', 'supervisor', '2026-01-01', '2026-01-01'),
+        ('00000000-0000-4000-8000-00000000000b', 'taken@x.example', 'Taken', 'supervisor', '2026-01-01', '2026-01-01');
+      update agents set password_hash = 'x' where email = 'taken@x.example';
+      insert into oidc_identities (issuer, subject, agent_id, created_at) values
+        ('https://idp.example', 'a', '00000000-0000-4000-8000-00000000000a', '2026-01-01'),
+        ('https://idp.example', 'b', '00000000-0000-4000-8000-00000000000b', '2026-03-01');
+      -- Created by a portal (never changed since), one a portal took by e-mail (changed when it was), a legacy one.
+      insert into agents (email, name, external_issuer, external_subject, created_at, updated_at) values
+        ('portal@x.example', 'Portal', 'https://crm.example', 'p1', '2026-02-01', '2026-02-01'),
+        ('linked@x.example', 'Linked', 'https://crm.example', 'p2', '2026-02-01', '2026-02-05'),
+        ('legacy@x.example', 'Legacy', null, 'p3', '2026-02-01', '2026-02-01');
+      insert into sessions (agent_id, method, created_at, last_seen_at)
+        select id, 'password', now(), now() from agents where email = 'taken@x.example';
+      insert into audit_events (action, actor, details) values ('agent.changed', 'cli:root', '{"command": "add"}');
+    `);
+
+    await migrate(db, { migrationsFolder: MIGRATIONS });
+
+    const identities = await client.query<{
+      email: string;
+      door: string;
+      linked_by: string;
+      role: string | null;
+    }>(`
+      select a.email, i.kind || ':' || i.issuer as door, i.linked_by, i.role
+      from agent_identities i join agents a on a.id = i.agent_id order by a.email`);
+    expect(identities.rows).toEqual([
+      { email: "idp@x.example", door: "oidc:https://idp.example", linked_by: "sign_in", role: "supervisor" },
+      { email: "legacy@x.example", door: "portal:", linked_by: "migration", role: "agent" },
+      {
+        email: "linked@x.example",
+        door: "portal:https://crm.example",
+        linked_by: "migration",
+        role: "agent",
+      },
+      { email: "portal@x.example", door: "portal:https://crm.example", linked_by: "sign_in", role: "agent" },
+      {
+        email: "taken@x.example",
+        door: "oidc:https://idp.example",
+        linked_by: "migration",
+        role: "supervisor",
+      },
+    ]);
+    // The IdP's role went to its identity: the accounts' own (their passwords') are agents' until an operator says.
+    const roles = await client.query<{ email: string; role: string }>(
+      "select email, role from agents where email in ('idp@x.example', 'taken@x.example') order by email",
+    );
+    expect(roles.rows.map((row) => row.role)).toEqual(["agent", "agent"]);
+    const sessions = await client.query<{ ended: boolean; end_reason: string; door: string }>(
+      "select ended_at is not null as ended, end_reason, door from sessions",
+    );
+    expect(sessions.rows).toEqual([{ ended: true, end_reason: "upgrade", door: "password" }]);
+
+    const trail = await client.query<{ seq: number; actor: string; details: Record<string, unknown> }>(
+      "select seq, actor, details from audit_events order by seq",
+    );
+    expect(trail.rows).toEqual([
+      { seq: 1, actor: "cli:root", details: { command: "add" } },
+      {
+        seq: 2,
+        actor: "system",
+        details: {
+          migration: "0013_identities_and_accountability",
+          identitiesToReview: 3,
+          rolesMovedToTheIdp: [
+            "00000000-0000-4000-8000-00000000000a",
+            "00000000-0000-4000-8000-00000000000b",
+          ],
+          sessionsEnded: 1,
+        },
+      },
+    ]);
+    await client.close();
+  });
+});

@@ -130,6 +130,8 @@ export const sessionEndReason = pgEnum("session_end_reason", [
   "role_changed",
   "idle",
   "absolute",
+  /** Its door was closed by configuration since (the portal or IdP removed, passwords or supervisors turned off). */
+  "door_closed",
   /** Open when migration 0013 gave sessions their door and role: everyone signs in once more. */
   "upgrade",
 ]);
@@ -153,6 +155,12 @@ export const sessions = pgTable(
     /** The identity signed in with (null for a password), so its unlinking or a new role reaches its sessions. */
     identityId: uuid("identity_id").references(() => agentIdentities.id, { onDelete: "set null" }),
     role: agentRole("role").notNull(),
+    /**
+     * A password session's credential: SHA-256 of the password hash it was opened with. The session check compares it
+     * with the account's hash now, so a new password ends every session the old one opened, even one still being
+     * opened while the password changed.
+     */
+    credential: text("credential"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull(),
     lastSeenAt: timestamp("last_seen_at", { withTimezone: true }).notNull(),
     endedAt: timestamp("ended_at", { withTimezone: true }),

@@ -1,7 +1,7 @@
 import "server-only";
 import { errorResponse } from "@/lib/http/json";
 import { clientAddress } from "@/lib/http/forwarded";
-import { securityEvent } from "@/lib/security-log";
+import { securityEventOnce } from "@/lib/security-log";
 
 /** A browser on another site may carry our cookies: only this origin (or a non-browser client) may post. */
 export function isCrossSite(request: Request): boolean {
@@ -23,13 +23,16 @@ export function isCrossSite(request: Request): boolean {
  */
 export async function crossSiteRefusal(request: Request): Promise<Response | null> {
   if (!isCrossSite(request)) return null;
-  await securityEvent("access.refused", {
+  const address = clientAddress(request.headers);
+  const path = new URL(request.url).pathname.slice(0, 200);
+  // Once every few minutes per address and path: a page that keeps posting here cannot flood the log.
+  await securityEventOnce(`cross-site:${address}:${path}`, "access.refused", {
     outcome: "failure",
     door: null,
     agentId: null,
-    address: clientAddress(request.headers),
+    address,
     reason: "cross_site",
-    details: { path: new URL(request.url).pathname.slice(0, 200) },
+    details: { path },
   });
   return errorResponse("cross_site");
 }

@@ -3,9 +3,11 @@ import { testDatabases } from "@/test/databases";
 import type { DatabaseHandle } from "../connection";
 import { listAuditEvents } from "./audit-events";
 import { createAgentWithIdentity, recordIdentitySignIn, unlinkIdentities } from "./identities";
-import { findSessionAgent, openSession } from "./sessions";
+import { openTestSession, TEST_SESSION_LIMITS as limits } from "@/test/sessions";
+import type { Agent } from "../schema";
+import { setAgentPassword } from "./agents";
+import { findSessionAgent } from "./sessions";
 
-const limits = { idleMs: 3_600_000, absoluteMs: 43_200_000 };
 const IDP = { kind: "oidc" as const, issuer: "https://idp.example" };
 
 describe.each(testDatabases)("identities on $name", ({ open }) => {
@@ -15,18 +17,9 @@ describe.each(testDatabases)("identities on $name", ({ open }) => {
   });
   afterAll(() => handle.close());
 
-  const session = async (agentId: string, identityId: string | null, door: string) => {
-    const { id } = await openSession(handle.db, {
-      agentId,
-      method: identityId ? "oidc" : "password",
-      door,
-      identityId,
-      role: "agent",
-      userAgent: null,
-      now: new Date(),
-      limits,
-    });
-    return () => findSessionAgent(handle.db, { agentId, sessionId: id, now: new Date(), limits });
+  const session = async (agent: Agent, identityId: string | null, door: string) => {
+    const id = await openTestSession(handle.db, agent, { door, identityId });
+    return () => findSessionAgent(handle.db, { agentId: agent.id, sessionId: id, now: new Date(), limits });
   };
 
   it("gives a new role to the identity's open sessions at once, and to no other door's", async () => {
@@ -36,15 +29,17 @@ describe.each(testDatabases)("identities on $name", ({ open }) => {
       name: "Ana",
       role: "agent",
     });
-    const { agent, identity } = created!;
-    const throughIdp = await session(agent.id, identity.id, "oidc:https://idp.example");
-    const throughPassword = await session(agent.id, null, "password");
+    const { identity } = created!;
+    // The account has a password too (set by the operator).
+    const { agent } = (await setAgentPassword(handle.db, "ana@example.com", "x"))!;
+    const throughIdp = await session(agent, identity.id, "oidc:https://idp.example");
+    const throughPassword = await session(agent, null, "password");
     const promoted = await recordIdentitySignIn(handle.db, {
       identityId: identity.id,
       role: "supervisor",
       now: new Date(),
     });
-    expect(promoted.previousRole).toBe("agent");
+    expect(promoted?.previousRole).toBe("agent");
     expect(await throughIdp()).toMatchObject({ role: "supervisor", door: "oidc:https://idp.example" });
     expect(await throughPassword()).toMatchObject({ role: "agent", door: "password" });
 

@@ -122,6 +122,7 @@ export async function linkIdentity(
   },
 ): Promise<{ identity: AgentIdentity; linked: boolean } | undefined> {
   return db.transaction(async (tx) => {
+    await lockAgent(tx, input.agentId);
     const [linked] = await tx
       .insert(agentIdentities)
       .values({ ...input.key, agentId: input.agentId, role: input.role ?? null, linkedBy: input.linkedBy })
@@ -166,6 +167,7 @@ export async function inviteIdentity(
   input: { agentId: string; issuer: string; until: Date; actor: AuditActor },
 ): Promise<AgentIdentity | undefined> {
   return db.transaction(async (tx) => {
+    await lockAgent(tx, input.agentId);
     const [invited] = await tx
       .insert(agentIdentities)
       .values({
@@ -205,7 +207,10 @@ export async function takeInvitation(
             gt(agentIdentities.invitedUntil, input.now),
             eq(
               agentIdentities.agentId,
-              tx.select({ id: agents.id }).from(agents).where(eq(agents.email, input.email)),
+              tx
+                .select({ id: agents.id })
+                .from(agents)
+                .where(and(eq(agents.email, input.email), isNull(agents.disabledAt))),
             ),
           ),
         )
@@ -229,28 +234,45 @@ export async function adoptPasswordAccount(
   db: Database,
   input: { key: IdentityKey; email: string; role: AgentRole },
 ): Promise<LinkedAgent | undefined> {
-  const other = alias(agentIdentities, "other");
-  const [candidate] = await db
-    .select()
-    .from(agents)
-    .where(
-      and(
-        eq(agents.email, input.email),
-        sql`${agents.passwordHash} is not null`,
-        isNull(agents.disabledAt),
-        notExists(db.select({ id: other.id }).from(other).where(eq(other.agentId, agents.id))),
-      ),
-    )
-    .limit(1);
-  if (!candidate) return undefined;
-  const adopted = await linkIdentity(db, {
-    agentId: candidate.id,
-    key: input.key,
-    role: input.role,
-    linkedBy: "adoption",
-    actor: selfActor(candidate.id, input.key),
-  });
-  return adopted?.linked ? { agent: candidate, identity: adopted.identity } : undefined;
+  try {
+    return await db.transaction(async (tx) => {
+      // Locked while it is checked and linked: an operator's link or another door's adoption waits, then finds it
+      // taken, so the account never ends with a password and two doors it was not given.
+      const [candidate] = await tx
+        .select()
+        .from(agents)
+        .where(
+          and(
+            eq(agents.email, input.email),
+            sql`${agents.passwordHash} is not null`,
+            isNull(agents.disabledAt),
+          ),
+        )
+        .for("update");
+      if (!candidate) return undefined;
+      const [other] = await tx
+        .select({ id: agentIdentities.id })
+        .from(agentIdentities)
+        .where(eq(agentIdentities.agentId, candidate.id))
+        .limit(1);
+      if (other) return undefined;
+      const [identity] = await tx
+        .insert(agentIdentities)
+        .values({ ...input.key, agentId: candidate.id, role: input.role, linkedBy: "adoption" })
+        .returning();
+      await recordIdentityLinked(tx, selfActor(candidate.id, input.key), identity!);
+      return { agent: candidate, identity: identity! };
+    });
+  } catch (error) {
+    // The identity was linked elsewhere meanwhile (two first sign-ins at once).
+    if (isUniqueViolation(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Holds the agent's row until the transaction ends: one change to its doors at a time. */
+async function lockAgent(db: Database, agentId: string): Promise<void> {
+  await db.select({ id: agents.id }).from(agents).where(eq(agents.id, agentId)).for("update");
 }
 
 /**
@@ -300,13 +322,14 @@ export interface IdentitySignIn {
 }
 
 /**
- * Every sign-in through an identity: when, the role the door gives now (also on the identity's other open
- * sessions, which are that door's), and the IdP's name for the person where it gives one.
+ * Every sign-in through an identity: when, the role the door gives now (also on the identity's other open sessions,
+ * which are that door's), and the IdP's name for the person where it gives one. Undefined when an operator unlinked
+ * the identity meanwhile.
  */
 export async function recordIdentitySignIn(
   db: Database,
   input: { identityId: string; role: AgentRole; name?: string; now: Date },
-): Promise<IdentitySignIn> {
+): Promise<IdentitySignIn | undefined> {
   return db.transaction(async (tx) => {
     const [before] = await tx
       .select({
@@ -318,23 +341,25 @@ export async function recordIdentitySignIn(
       .from(agentIdentities)
       .where(eq(agentIdentities.id, input.identityId))
       .for("update");
+    // Unlinked by an operator while this sign-in was under way: it signs no one in.
+    if (!before) return undefined;
     await tx
       .update(agentIdentities)
       .set({ role: input.role, lastSignInAt: input.now })
       .where(eq(agentIdentities.id, input.identityId));
     // The first sign-in's role is the account's first at this door, not a change.
-    if (before!.role !== null && before!.role !== input.role) {
+    if (before.role !== null && before.role !== input.role) {
       await tx
         .update(sessions)
         .set({ role: input.role })
         .where(and(eq(sessions.identityId, input.identityId), isNull(sessions.endedAt)));
       await recordAuditEvent(tx, {
-        ...selfActor(before!.agentId, before!),
+        ...selfActor(before.agentId, before),
         action: "agent.role_changed",
         details: {
-          agentId: before!.agentId,
-          door: identityDoor(before!),
-          from: before!.role,
+          agentId: before.agentId,
+          door: identityDoor(before),
+          from: before.role,
           to: input.role,
         },
       });
@@ -343,10 +368,10 @@ export async function recordIdentitySignIn(
       ? await tx
           .update(agents)
           .set({ name: input.name, updatedAt: sql`now()` })
-          .where(eq(agents.id, before!.agentId))
+          .where(eq(agents.id, before.agentId))
           .returning()
-      : await tx.select().from(agents).where(eq(agents.id, before!.agentId));
-    return { agent: agent!, previousRole: before!.role };
+      : await tx.select().from(agents).where(eq(agents.id, before.agentId));
+    return { agent: agent!, previousRole: before.role };
   });
 }
 
@@ -399,20 +424,20 @@ export function listIdentities(db: Database): Promise<AgentIdentity[]> {
     .orderBy(asc(agentIdentities.agentId), asc(agentIdentities.kind), asc(agentIdentities.issuer));
 }
 
-export interface MixedSourceAgent {
+export interface AccountToReview {
   agentId: string;
   email: string;
-  /** Its doors, `oidc:<issuer>` and `portal:<issuer>`. */
+  /** Its doors, `oidc:<issuer>` and `portal:<issuer>` (`portal:` alone: a legacy one, issuer unknown). */
   doors: string[];
 }
 
 /**
- * Accounts that the migration found holding identities from two or more external sources (earlier versions linked
- * by e-mail): one of the doors may belong to someone else, so the operator decides, with `agents unlink` or by
- * confirming each link (`agents link` again). An account an operator linked that way is not reported.
+ * Accounts holding an identity that migration 0013 could not tell was created with them: earlier versions linked
+ * identities to existing accounts by e-mail, so the door may be someone else's. The operator decides, with
+ * `agents unlink`, or by confirming each link (`agents link` again); until then the start-up log names them.
  */
-export async function unreviewedMixedSourceAgents(db: Database): Promise<MixedSourceAgent[]> {
-  const rows = await db
+export async function accountsToReview(db: Database): Promise<AccountToReview[]> {
+  return db
     .select({
       agentId: agents.id,
       email: agents.email,
@@ -424,9 +449,6 @@ export async function unreviewedMixedSourceAgents(db: Database): Promise<MixedSo
     .innerJoin(agents, eq(agents.id, agentIdentities.agentId))
     .where(sql`${agentIdentities.subject} is not null`)
     .groupBy(agents.id, agents.email)
-    .having(
-      sql`count(*) > 1 and bool_or(${agentIdentities.linkedBy} = 'migration') and count(distinct ${agentIdentities.kind}::text || ':' || ${agentIdentities.issuer}) > 1`,
-    )
+    .having(sql`bool_or(${agentIdentities.linkedBy} = 'migration')`)
     .orderBy(asc(agents.email));
-  return rows;
 }

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testDatabases } from "@/test/databases";
 import type { DatabaseHandle } from "../connection";
-import { insertAgent, setAgentDisabled, setAgentPassword } from "./agents";
+import { openTestSession } from "@/test/sessions";
+import { findAgentById, insertAgent, setAgentDisabled, setAgentPassword } from "./agents";
+import { linkIdentity } from "./identities";
 import {
   endAgentSessions,
   endSession,
@@ -24,15 +26,9 @@ describe.each(testDatabases)("sessions on $name", ({ open }) => {
   async function signedIn(minutes = 0) {
     const email = `agent${agentCount++}@example.com`;
     const agent = await insertAgent(handle.db, { email, name: "Ana", role: "agent", passwordHash: "x" });
-    const { id: sessionId } = await openSession(handle.db, {
-      agentId: agent.id,
-      method: "password",
-      door: "password",
-      identityId: null,
-      role: "agent",
+    const sessionId = await openTestSession(handle.db, agent, {
       userAgent: "Mozilla/5.0 " + "x".repeat(400),
       now: at(minutes),
-      limits,
     });
     const check = (minutes: number, claims = { agentId: agent.id, sessionId }) =>
       findSessionAgent(handle.db, { ...claims, now: at(minutes), limits });
@@ -66,7 +62,7 @@ describe.each(testDatabases)("sessions on $name", ({ open }) => {
     // Explained once, as ended when its idle time ran out; after that it is an ended session like any other.
     const explain = () => explainDeadSession(handle.db, { sessionId: idle.sessionId, now: at(62), limits });
     expect(await explain()).toEqual({
-      state: "expired",
+      state: "ended_now",
       session: {
         id: idle.sessionId,
         agentId: idle.agent.id,
@@ -89,22 +85,24 @@ describe.each(testDatabases)("sessions on $name", ({ open }) => {
     expect(await check(12 * 60 + 1)).toBeUndefined();
     expect(await check(12 * 60 + 2)).toBeUndefined();
     expect(await explainDeadSession(handle.db, { sessionId, now: at(12 * 60 + 2), limits })).toMatchObject({
-      state: "expired",
+      state: "ended_now",
       session: { reason: "absolute", endedAt: at(12 * 60) },
     });
   });
 
   it("ends one session at sign-out and every session on 'sign out everywhere'", async () => {
     const first = await signedIn();
-    const { id: second } = await openSession(handle.db, {
+    const portal = await linkIdentity(handle.db, {
       agentId: first.agent.id,
-      method: "portal",
-      door: "portal:https://portal.example",
-      identityId: null,
+      key: { kind: "portal", issuer: "https://portal.example", subject: first.email },
       role: "agent",
-      userAgent: null,
+      linkedBy: "operator",
+      actor: { actor: "cli:test", door: "cli" },
+    });
+    const second = await openTestSession(handle.db, first.agent, {
+      door: "portal:https://portal.example",
+      identityId: portal!.identity.id,
       now: at(1),
-      limits,
     });
     expect(await endSession(handle.db, first.sessionId, at(2), "signed_out")).toMatchObject({
       id: first.sessionId,
@@ -137,6 +135,32 @@ describe.each(testDatabases)("sessions on $name", ({ open }) => {
     expect(await reset.check(1)).toBeUndefined();
   });
 
+  it("ends a session whose door no longer gives what it gave, even one opened while that changed", async () => {
+    // A password sign-in checked against the old password, whose session row lands after the new one was set.
+    const { agent, email } = await signedIn();
+    await setAgentPassword(handle.db, email, "newer-hash");
+    const late = await openTestSession(handle.db, agent, { now: at(1) });
+    const check = (sessionId: string) =>
+      findSessionAgent(handle.db, { agentId: agent.id, sessionId, now: at(2), limits });
+    expect(await check(late)).toBeUndefined();
+    expect(await explainDeadSession(handle.db, { sessionId: late, now: at(2), limits })).toMatchObject({
+      state: "ended_now",
+      session: { reason: "password_changed" },
+    });
+
+    // A role the operator took away while a sign-in with the old one was under way.
+    const current = (await findAgentById(handle.db, agent.id))!;
+    const asSupervisor = await openTestSession(handle.db, current, { role: "supervisor", now: at(1) });
+    expect(await check(asSupervisor)).toBeUndefined();
+    expect(
+      await explainDeadSession(handle.db, { sessionId: asSupervisor, now: at(2), limits }),
+    ).toMatchObject({
+      session: { reason: "role_changed" },
+    });
+    // The same, at the door's role now: live.
+    expect(await check(await openTestSession(handle.db, current, { now: at(1) }))).toBeDefined();
+  });
+
   it("keeps the user agent short and prunes sessions nobody can use any more", async () => {
     const { agent } = await signedIn();
     const [row] = await listOpenSessions(handle.db, agent.id, at(1), limits);
@@ -150,6 +174,7 @@ describe.each(testDatabases)("sessions on $name", ({ open }) => {
       door: "password",
       identityId: null,
       role: "agent",
+      credential: null,
       userAgent: null,
       now: at(24 * 60),
       limits,

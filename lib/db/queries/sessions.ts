@@ -1,9 +1,11 @@
 import "server-only";
-import { and, desc, eq, gt, isNull, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
+import { passwordCredential } from "@/lib/auth/credential";
 import type { Database } from "../connection";
 import { housekeepingDue } from "../housekeeping";
 import { prepared } from "../prepared";
 import {
+  agentIdentities,
   agents,
   sessions,
   type AgentRole,
@@ -56,6 +58,23 @@ function expiry(
     : { reason: "absolute", endedAt: new Date(absoluteEnd) };
 }
 
+/** `passwordCredential`, computed by the database from the account's hash now. */
+const currentCredential = sql`encode(sha256(convert_to(${agents.passwordHash}, 'UTF8')), 'hex')`;
+
+/**
+ * A session still holds what its door gave: a password session, the account's role and password now; an
+ * identity's, that identity (not unlinked) and the role it gives now. A change to any of these ends the session at
+ * its next request, whichever instance it reaches, even one opened while the change was being made.
+ */
+const doorStillGrants = or(
+  and(
+    eq(sessions.method, "password"),
+    eq(sessions.role, agents.role),
+    sql`${sessions.credential} = ${currentCredential}`,
+  ),
+  and(ne(sessions.method, "password"), eq(sessions.role, agentIdentities.role)),
+);
+
 export interface NewSession {
   agentId: string;
   method: SessionMethod;
@@ -65,6 +84,8 @@ export interface NewSession {
   identityId: string | null;
   /** The role the door gave at this sign-in: the session's, whatever another door gives the agent. */
   role: AgentRole;
+  /** A password session's `passwordCredential` of the hash it was checked against; null for an identity's. */
+  credential: string | null;
   userAgent: string | null;
   now: Date;
   limits: SessionLimits;
@@ -93,6 +114,7 @@ export async function openSession(
       door: input.door,
       identityId: input.identityId,
       role: input.role,
+      credential: input.credential,
       createdAt: input.now,
       lastSeenAt: input.now,
       userAgent: input.userAgent?.slice(0, USER_AGENT_MAX_LENGTH) || null,
@@ -156,12 +178,14 @@ export async function findSessionAgent(
       })
       .from(sessions)
       .innerJoin(agents, eq(agents.id, sessions.agentId))
+      .leftJoin(agentIdentities, eq(agentIdentities.id, sessions.identityId))
       .where(
         and(
           eq(sessions.id, sql.placeholder("sessionId")),
           eq(sessions.agentId, sql.placeholder("agentId")),
           isNull(sessions.endedAt),
           isNull(agents.disabledAt),
+          doorStillGrants,
           gt(sessions.lastSeenAt, sql`${sql.placeholder("idleAfter")}::timestamptz`),
           gt(sessions.createdAt, sql`${sql.placeholder("createdAfter")}::timestamptz`),
         ),
@@ -187,19 +211,47 @@ export type DeadSession =
   | { state: "unknown" }
   /** Ended before this request; the end was logged then. */
   | { state: "ended"; agentId: string; door: string; reason: SessionEndReason | null }
-  /** It ran out of time and nobody had noticed: marked ended now, once, so its end is logged once. */
-  | { state: "expired"; session: EndedSession }
+  /**
+   * It ran out of time, or what its door gave changed (role, password, identity), and nobody had ended it: ended
+   * now, once, so its end is logged once.
+   */
+  | { state: "ended_now"; session: EndedSession }
   /** Its agent is disabled (disabling ends sessions, so this is a row that raced the disable). */
   | { state: "disabled"; agentId: string; door: string };
+
+/** What changed since sign-in in what a session's door gave it (the same rule as `doorStillGrants`); null: nothing. */
+function supersededBy(row: {
+  session: SessionRow;
+  passwordHash: string | null;
+  accountRole: AgentRole;
+  identityRole: AgentRole | null;
+}): SessionEndReason | null {
+  const { session } = row;
+  if (session.method === "password") {
+    if (row.passwordHash === null || passwordCredential(row.passwordHash) !== session.credential) {
+      return "password_changed";
+    }
+    return session.role === row.accountRole ? null : "role_changed";
+  }
+  if (row.identityRole === null) return "identity_unlinked";
+  return session.role === row.identityRole ? null : "role_changed";
+}
 
 export async function explainDeadSession(
   db: Database,
   input: { sessionId: string; now: Date; limits: SessionLimits },
 ): Promise<DeadSession> {
   const [row] = await db
-    .select({ session: sessions, disabledAt: agents.disabledAt })
+    .select({
+      session: sessions,
+      disabledAt: agents.disabledAt,
+      passwordHash: agents.passwordHash,
+      accountRole: agents.role,
+      identityRole: agentIdentities.role,
+    })
     .from(sessions)
     .innerJoin(agents, eq(agents.id, sessions.agentId))
+    .leftJoin(agentIdentities, eq(agentIdentities.id, sessions.identityId))
     .where(eq(sessions.id, input.sessionId))
     .limit(1);
   if (!row) return { state: "unknown" };
@@ -211,8 +263,11 @@ export async function explainDeadSession(
   const timedOut =
     session.lastSeenAt.getTime() <= now - input.limits.idleMs ||
     session.createdAt.getTime() <= now - input.limits.absoluteMs;
-  if (!timedOut) return { state: "disabled", agentId: session.agentId, door: session.door };
-  const ended = expiry(session, input.limits);
+  if (row.disabledAt) return { state: "disabled", agentId: session.agentId, door: session.door };
+  const changed = supersededBy(row);
+  // Nothing about the session itself refuses it (a cookie naming another agent): it is left as it is.
+  if (!timedOut && !changed) return { state: "unknown" };
+  const ended = timedOut ? expiry(session, input.limits) : { reason: changed!, endedAt: input.now };
   const [marked] = await db
     .update(sessions)
     .set({ endedAt: ended.endedAt, endReason: ended.reason })
@@ -220,7 +275,7 @@ export async function explainDeadSession(
     .returning({ id: sessions.id });
   // Another request noticed it first and logged it.
   if (!marked) return { state: "ended", agentId: session.agentId, door: session.door, reason: ended.reason };
-  return { state: "expired", session: { ...pick(session), ...ended } };
+  return { state: "ended_now", session: { ...pick(session), ...ended } };
 }
 
 /** Ends the open sessions `where` selects, for `reason`; returns them. */

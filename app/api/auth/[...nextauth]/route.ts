@@ -6,6 +6,7 @@ import { signInErrorPath } from "@/lib/auth/sign-in-errors";
 import { endSessionNamedBy } from "@/lib/dal/session";
 import { getConfig } from "@/lib/env";
 import { isHttpsRequest } from "@/lib/http/forwarded";
+import { crossSiteRefusal } from "@/lib/http/same-origin";
 import { apiSecurityHeaders, errorResponse } from "@/lib/http/json";
 import { BODY_LIMITS, isJsonContentType, mediaTypeOf, readBoundedBody } from "@/lib/http/read-body";
 import { createNonce, documentSecurityHeaders, transportSecurityHeaders } from "@/lib/http/security-headers";
@@ -64,6 +65,13 @@ export async function GET(request: NextRequest) {
  * encodings its endpoints take (forms for sign-in and sign-out, JSON for a session update).
  */
 export async function POST(request: NextRequest) {
+  // Auth.js checks its CSRF token, but only after our own sign-out step below has ended the session: another site's
+  // form must not get that far (with embedding on, the session cookie goes along with cross-site posts). The IdP's
+  // callback is the exception: an IdP answering with a form post (response_mode=form_post) is another site, and
+  // state, PKCE and nonce are what hold that request.
+  const crossSite =
+    new URL(request.url).pathname === OIDC_CALLBACK_PATH ? null : await crossSiteRefusal(request);
+  if (crossSite) return withSecurityHeaders(request, crossSite);
   const contentType = request.headers.get("content-type");
   if (mediaTypeOf(contentType) !== FORM && !isJsonContentType(contentType)) {
     return errorResponse("unsupported_media_type");
