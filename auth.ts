@@ -1,6 +1,6 @@
 import NextAuth, { CredentialsSignin, type DefaultSession } from "next-auth";
 import Credentials from "next-auth/providers/credentials";
-import type { Door } from "@/lib/auth/doors";
+import { doorName, type Door } from "@/lib/auth/doors";
 import { admittedUser } from "@/lib/auth/admission";
 import { passwordCredential } from "@/lib/auth/credential";
 import { signInWithEmbedToken, type EmbedSignIn } from "@/lib/auth/embed-token";
@@ -142,7 +142,7 @@ async function logPortalRefusal(result: Extract<EmbedSignIn, { ok: false }>, add
   log.warn("auth.embed_sign_in_refused", { reason: result.problem, detail: result.detail });
   const fields = {
     outcome: "failure" as const,
-    door: result.issuer ? `portal:${result.issuer}` : null,
+    door: result.issuer ? doorName({ kind: "portal", issuer: result.issuer }) : null,
     agentId: result.agentId ?? null,
     address,
     reason: result.problem,
@@ -195,7 +195,7 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
         log.warn("auth.oidc_sign_in_refused", { reason: result.refusal });
         await securityEvent("auth.sign_in", {
           outcome: "failure",
-          door: `oidc:${oidc.issuer}`,
+          door: doorName({ kind: "oidc", issuer: oidc.issuer }),
           agentId: result.agentId ?? null,
           reason: result.refusal,
         });

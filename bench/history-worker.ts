@@ -188,14 +188,12 @@ async function main() {
     role: "supervisor",
     sessionId: "",
     door: "password",
-    method: "password",
   };
   const agent: SessionAgent = {
     ...someAgent,
     role: "agent",
     sessionId: "",
     door: "password",
-    method: "password",
   };
   const day = (daysAgo: number) =>
     new Intl.DateTimeFormat("pt-BR", { timeZone: "America/Sao_Paulo" }).format(

@@ -1,4 +1,4 @@
-import { createPublicKey, generateKeyPairSync, randomUUID } from "node:crypto";
+import { generateKeyPairSync, randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +9,7 @@ import { userMessageFor } from "../lib/errors";
 import { expect, test } from "./fixtures";
 import { SignInPage } from "./pages/sign-in-page";
 import { agentsCli, operatorTool } from "./support/agents-cli";
+import { cookieHeader } from "./support/hostile-requests";
 import { startAppInstance, type AppInstance } from "./support/app-instance";
 import {
   IDP_USERS,
@@ -18,7 +19,7 @@ import {
 } from "./support/identity-provider";
 import { expectRefused, newPage, oidcEnv, sessionOf, signInThroughIdp } from "./support/oidc";
 import { signEmbedToken } from "./support/portal";
-import type { StandInPortal } from "./support/portal-keys";
+import { portalEntry, type StandInPortal } from "./support/portal-keys";
 import { apiSale, sandboxControl } from "./support/sandbox";
 
 // One person, one account, whichever door: the partner's IdP (oidc-provider on 127.0.0.1) and two portals with keys
@@ -51,15 +52,7 @@ test.beforeAll(async () => {
   const portalsFile = join(configDir, "portals.json");
   writeFileSync(
     portalsFile,
-    JSON.stringify(
-      [PORTAL_A, PORTAL_B].map((each, index) => ({
-        issuer: each.issuer,
-        alg: each.alg,
-        publicKey: createPublicKey(each.signingKey).export({ format: "jwk" }),
-        emailDomains: each.emailDomains,
-        ...(index === 1 ? { allowSupervisors: true } : {}),
-      })),
-    ),
+    JSON.stringify([portalEntry(PORTAL_A), portalEntry(PORTAL_B, { allowSupervisors: true })]),
   );
   const env = {
     ...oidcEnv({ OIDC_ADOPT_PASSWORD_ACCOUNTS: "on" }),
@@ -387,7 +380,7 @@ test("every security event is one log line naming the door, the account and the 
     reason: "supervisor_page",
     door: `oidc:${idp.issuer}`,
   });
-  const cookie = (await page.context().cookies()).map((each) => `${each.name}=${each.value}`).join("; ");
+  const cookie = cookieHeader(await page.context().cookies());
   // A supervisor's action, replayed by an agent: the settlement's own request, captured at a supervisor's desk.
   await sandboxControl("POST", "faults", { kind: "503" });
   const unsure = await page.request.post("/api/sales", {

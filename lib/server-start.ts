@@ -21,6 +21,13 @@ const CHAIN_HEAD_EVERY_MS = 5 * 60_000;
 /** How often each instance offers to run retention; the lease lets one of them at a time. */
 const RETENTION_EVERY_MS = 60 * 60_000;
 
+/** A job of the server's own: now, then every `everyMs`; a failed run is logged as `failure` and the next one tried. */
+function repeat(task: () => Promise<void>, everyMs: number, failure: string): void {
+  const guarded = () => void task().catch((error) => log.error(failure, { error }));
+  guarded();
+  setInterval(guarded, everyMs).unref();
+}
+
 /**
  * Customer-data retention, at start and hourly after (lib/customers/retention.ts). With retention off, the run
  * still carries out erasure requests that waited for their sale to be settled.
@@ -38,9 +45,7 @@ function scheduleRetention(db: Database, config: Config): void {
     const result = await runRetention(db, { retentionDays: days, actor: RETENTION_ACTOR });
     if (result.expired + result.requested > 0) log.info("customers.retention_erased", { ...result });
   };
-  const guarded = () => void run().catch((error) => log.error("customers.retention_failed", { error }));
-  guarded();
-  setInterval(guarded, RETENTION_EVERY_MS).unref();
+  repeat(run, RETENTION_EVERY_MS, "customers.retention_failed");
 }
 
 /**
@@ -55,9 +60,7 @@ function scheduleChainHeadLog(db: Database): void {
     logged = `${head.seq}:${head.hash}`;
     log.info("audit.chain_head", { seq: head.seq, hash: head.hash });
   };
-  const guarded = () => void logHead().catch((error) => log.error("audit.chain_head_failed", { error }));
-  guarded();
-  setInterval(guarded, CHAIN_HEAD_EVERY_MS).unref();
+  repeat(logHead, CHAIN_HEAD_EVERY_MS, "audit.chain_head_failed");
 }
 
 /**
@@ -123,7 +126,8 @@ export async function startServer(): Promise<void> {
       orphanAfterMs,
     ).unref();
     scheduleRetention(db, config);
-    await reportAccountsToReview(db);
+    // A line for the operator: its failure must not stop the start.
+    await reportAccountsToReview(db).catch((error) => log.error("identity.review_failed", { error }));
     scheduleChainHeadLog(db);
   } catch (error) {
     stop(`Database error: ${error instanceof Error ? error.message : String(error)}`);

@@ -7,7 +7,7 @@ import { findAgentByEmail, insertAgent } from "@/lib/db/queries/agents";
 import { findIdentity, linkIdentity } from "@/lib/db/queries/identities";
 import { findSessionAgent } from "@/lib/db/queries/sessions";
 import { agentIdentities, type Agent } from "@/lib/db/schema";
-import { sessionTag } from "@/lib/security-log";
+import { sessionTag } from "@/lib/security-log/line";
 import { openTestSession, TEST_SESSION_LIMITS } from "@/test/sessions";
 import { runTool } from "@/test/cli";
 import { testDatabases } from "@/test/databases";
@@ -263,8 +263,6 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
     const linked = await linkIdentity(handle.db, {
       agentId: agent.id,
       key: { kind: "portal", issuer: PORTAL, subject: "crm-joana" },
-      role: "agent",
-      linkedBy: "operator",
       actor: { actor: "cli:test", door: "cli" },
     });
     const password = await openFor(agent, "password");
@@ -338,7 +336,7 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
     );
     expect(withLegacy).toContain("  legacy@example.com  portal:\n");
     const unlinked = await agentsCli(["unlink", "--email", "legacy@example.com", "--portal", ""], withDoors);
-    expect(unlinked.stdout).toContain("Unlinked legacy@example.com from its legacy portal identity");
+    expect(unlinked.stdout).toContain("Unlinked legacy@example.com from portal:(issuer not yet known)");
     expect((await agentsCli(["list"], withDoors)).stdout).not.toContain("To review");
   });
 

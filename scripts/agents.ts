@@ -21,7 +21,6 @@ import {
 import { recordAuditEvent } from "../lib/db/queries/audit-events";
 import {
   findIdentity,
-  identityDoor,
   inviteIdentity,
   linkIdentity,
   listIdentities,
@@ -31,7 +30,8 @@ import {
 } from "../lib/db/queries/identities";
 import { endAgentSessions, listOpenSessions, type EndedSession } from "../lib/db/queries/sessions";
 import type { Agent, AgentIdentity, AgentRole, IdentityKind } from "../lib/db/schema";
-import { sessionTag } from "../lib/security-log";
+import { doorName, type Door } from "../lib/auth/doors";
+import { endedSessionEvent, sessionTag } from "../lib/security-log/line";
 import { cliSecurityEvent, CommandError, runCli, UsageError, type CliContext } from "./cli";
 
 const USAGE = `Manage agent accounts and the doors they sign in by.
@@ -98,13 +98,9 @@ function describe(agent: Agent): string {
 }
 
 function describeIdentity(identity: AgentIdentity): string {
-  const door =
-    identity.kind === "portal" && identity.issuer === ""
-      ? "portal:(issuer not yet known)"
-      : identityDoor(identity);
   return identity.subject === null
-    ? `${door} (invited until ${identity.invitedUntil!.toISOString().slice(0, 10)})`
-    : `${door} (sub ${identity.subject})`;
+    ? `${doorLabel(identity)} (invited until ${identity.invitedUntil!.toISOString().slice(0, 10)})`
+    : `${doorLabel(identity)} (sub ${identity.subject})`;
 }
 
 async function agentByEmail(db: Database, email: string): Promise<Agent> {
@@ -113,61 +109,49 @@ async function agentByEmail(db: Database, email: string): Promise<Agent> {
   return agent;
 }
 
-/** The door `--idp` or `--portal ISSUER` names, from the configuration (never a guess). */
-function doorOf(
-  values: { idp?: boolean; portal?: string },
-  config: Config,
-): { kind: IdentityKind; issuer: string } {
-  checkOneDoor(values);
-  if (values.idp) {
-    if (!config.oidc) throw new UsageError("--idp needs the partner's IdP configured (OIDC_ISSUER).");
-    return { kind: "oidc", issuer: config.oidc.issuer };
-  }
-  if (values.portal !== undefined) {
-    const issuers = config.embed.portals.map((portal) => portal.issuer);
-    if (!issuers.includes(values.portal)) {
-      throw new UsageError(
-        `"${values.portal}" is no portal's issuer here (${issuers.length ? `configured: ${issuers.join(", ")}` : "no portal is configured"}).`,
-      );
-    }
-    return { kind: "portal", issuer: values.portal };
-  }
+/** A door as the command line names it: `--idp` (every IdP identity, whichever issuer) or `--portal ISSUER`. */
+interface DoorOption {
+  kind: IdentityKind;
+  /** Undefined: every IdP identity; "": a portal identity linked before tokens named an issuer. */
+  issuer?: string;
+}
+
+function doorOption(values: { idp?: boolean; portal?: string }): DoorOption {
+  if (values.idp && values.portal !== undefined) throw new UsageError("Give --idp or --portal, not both.");
+  if (values.idp) return { kind: "oidc" };
+  if (values.portal !== undefined) return { kind: "portal", issuer: values.portal };
   throw new UsageError("Name the door: --idp, or --portal ISSUER.");
 }
 
-function checkOneDoor(values: { idp?: boolean; portal?: string }) {
-  if (values.idp && values.portal !== undefined) throw new UsageError("Give --idp or --portal, not both.");
-  if (!values.idp && values.portal === undefined)
-    throw new UsageError("Name the door: --idp, or --portal ISSUER.");
+/** The door to link to, as configured (never a guess): the IdP's issuer, or one of the portals'. */
+function configuredDoor(values: { idp?: boolean; portal?: string }, config: Config): Door & DoorOption {
+  const door = doorOption(values);
+  if (door.kind === "oidc") {
+    if (!config.oidc) throw new UsageError("--idp needs the partner's IdP configured (OIDC_ISSUER).");
+    return { kind: "oidc", issuer: config.oidc.issuer };
+  }
+  const issuers = config.embed.portals.map((portal) => portal.issuer);
+  if (!issuers.includes(door.issuer!)) {
+    throw new UsageError(
+      `"${door.issuer}" is no portal's issuer here (${issuers.length ? `configured: ${issuers.join(", ")}` : "no portal is configured"}).`,
+    );
+  }
+  return { kind: "portal", issuer: door.issuer! };
 }
 
-/**
- * What `unlink` forgets: every IdP identity (whichever issuer, a former OIDC_ISSUER's too), or one portal's, by
- * its issuer as `list` shows it (`--portal ""` for one linked before tokens named an issuer).
- */
-function unlinkedDoor(values: { idp?: boolean; portal?: string }): { kind: IdentityKind; issuer?: string } {
-  checkOneDoor(values);
-  return values.idp ? { kind: "oidc" } : { kind: "portal", issuer: values.portal };
-}
-
-function doorLabel(door: { kind: IdentityKind; issuer?: string }): string {
+function doorLabel(door: DoorOption): string {
   if (door.issuer === undefined) return "the IdP";
   return door.issuer === ""
-    ? "its legacy portal identity"
-    : identityDoor({ kind: door.kind, issuer: door.issuer });
+    ? "portal:(issuer not yet known)"
+    : doorName({ kind: door.kind, issuer: door.issuer });
 }
 
+/** How to name the door again on the command line, in a hint. */
+const doorFlag = (door: DoorOption) => (door.kind === "oidc" ? "--idp" : `--portal ${door.issuer}`);
+
 /** Each ended session in the security log (standard error), as the app logs the ones it ends. */
-async function logEnded(ended: readonly EndedSession[]) {
-  for (const session of ended) {
-    await cliSecurityEvent("auth.session_ended", {
-      outcome: "success",
-      door: session.door,
-      agentId: session.agentId,
-      sessionId: session.id,
-      reason: session.reason,
-    });
-  }
+function logEnded(ended: readonly EndedSession[]) {
+  for (const session of ended) cliSecurityEvent(...endedSessionEvent(session));
 }
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
@@ -185,7 +169,7 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
     change: Record<string, unknown> = {},
   ) => {
     await changed(agent, { ...change, sessionsEnded: endedSessions.length });
-    await logEnded(endedSessions);
+    logEnded(endedSessions);
   };
 
   const { values } = parseArgs({
@@ -227,7 +211,7 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
         action: "agent.created",
         details: { agentId: agent.id, email: agent.email, role, password: withPassword },
       });
-      await cliSecurityEvent("account.created", {
+      cliSecurityEvent("account.created", {
         outcome: "success",
         door: operator.door,
         agentId: agent.id,
@@ -284,13 +268,13 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
       const result = await setAgentRole(await db(), { email, role, actor: operator });
       if (!result) throw new UsageError(`No agent with the e-mail ${email}.`);
       if (result.previousRole === role) return `${result.agent.email} already has the role ${role}.`;
-      await cliSecurityEvent("account.role_changed", {
+      cliSecurityEvent("account.role_changed", {
         outcome: "success",
         door: operator.door,
         agentId: result.agent.id,
         details: { sessionDoor: "password", from: result.previousRole, to: role },
       });
-      await logEnded(result.endedSessions);
+      logEnded(result.endedSessions);
       return `${result.agent.email} signs in with a password as ${role} now; ${plural(result.endedSessions.length, "password session")} ended.`;
     }
     case "sessions": {
@@ -314,7 +298,7 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
     case "unlink":
     case "unlink-idp": {
       const agent = await agentByEmail(await db(), requireEmail(values.email));
-      const door = unlinkedDoor(command === "unlink-idp" ? { idp: true } : values);
+      const door = doorOption(command === "unlink-idp" ? { idp: true } : values);
       const { unlinked, endedSessions } = await unlinkIdentities(await db(), {
         agentId: agent.id,
         ...door,
@@ -323,14 +307,14 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
       });
       if (unlinked.length === 0) return `${agent.email} has no identity at ${doorLabel(door)}.`;
       for (const identity of unlinked) {
-        await cliSecurityEvent("account.identity_unlinked", {
+        cliSecurityEvent("account.identity_unlinked", {
           outcome: "success",
           door: operator.door,
           agentId: agent.id,
-          details: { identity: identityDoor(identity) },
+          details: { identity: doorLabel(identity) },
         });
       }
-      await logEnded(endedSessions);
+      logEnded(endedSessions);
       return `Unlinked ${agent.email} from ${doorLabel(door)} and ended ${plural(endedSessions.length, "session")} opened through it.`;
     }
     default:
@@ -345,7 +329,7 @@ async function link(
   operator: CliContext["operator"],
 ): Promise<string> {
   const agent = await agentByEmail(db, requireEmail(values.email));
-  const door = doorOf(values, config);
+  const door = configuredDoor(values, config);
   const subject = values.subject?.trim();
   if (
     values.subject !== undefined &&
@@ -360,7 +344,7 @@ async function link(
       door: operator.door,
       agentId: agent.id,
       reason: identity.subject === null ? "invitation" : "operator",
-      details: { identity: identityDoor(identity) },
+      details: { identity: doorName(identity) },
     });
 
   if (!subject) {
@@ -375,29 +359,29 @@ async function link(
     });
     if (!invited) {
       throw new CommandError(
-        `${agent.email} is linked to ${identityDoor(door)} already: unlink it first to invite again.`,
+        `${agent.email} is linked to ${doorName(door)} already: unlink it first to invite again.`,
       );
     }
-    await logLinked(invited);
-    return `Invited ${agent.email}: the next sign-in through ${identityDoor(door)} with this e-mail, verified by the IdP, takes the account (until ${until.toISOString().slice(0, 10)}).`;
+    logLinked(invited);
+    return `Invited ${agent.email}: the next sign-in through ${doorName(door)} with this e-mail, verified by the IdP, takes the account (until ${until.toISOString().slice(0, 10)}).`;
   }
 
   const key: IdentityKey = { ...door, subject };
   const holder = await findIdentity(db, key);
   if (holder && holder.agent.id !== agent.id) {
     throw new CommandError(
-      `${identityDoor(door)} "${subject}" is linked to ${holder.agent.email}: unlink it there first (npm run agents -- unlink --email ${holder.agent.email} ${door.kind === "oidc" ? "--idp" : `--portal ${door.issuer}`}).`,
+      `${doorName(door)} "${subject}" is linked to ${holder.agent.email}: unlink it there first (npm run agents -- unlink --email ${holder.agent.email} ${doorFlag(door)}).`,
     );
   }
-  const result = await linkIdentity(db, { agentId: agent.id, key, linkedBy: "operator", actor: operator });
+  const result = await linkIdentity(db, { agentId: agent.id, key, actor: operator });
   if (!result) {
     throw new CommandError(
-      `${agent.email} has another identity at ${identityDoor(door)}: unlink it first (npm run agents -- unlink --email ${agent.email} ${door.kind === "oidc" ? "--idp" : `--portal ${door.issuer}`}).`,
+      `${agent.email} has another identity at ${doorName(door)}: unlink it first (npm run agents -- unlink --email ${agent.email} ${doorFlag(door)}).`,
     );
   }
-  if (!result.linked) return `${agent.email} and ${identityDoor(door)} "${subject}" are linked (confirmed).`;
-  await logLinked(result.identity);
-  return `Linked ${agent.email} to ${identityDoor(door)} "${subject}": sign-ins through it reach this account.`;
+  if (!result.linked) return `${agent.email} and ${doorName(door)} "${subject}" are linked (confirmed).`;
+  logLinked(result.identity);
+  return `Linked ${agent.email} to ${doorName(door)} "${subject}": sign-ins through it reach this account.`;
 }
 
 await runCli(USAGE, async (command, args, context) => {

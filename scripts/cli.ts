@@ -6,17 +6,17 @@ import { DataDirBusyError, DataDirUnsafeError, openDatabase, type Database } fro
 import { CLI_DOOR } from "../lib/auth/doors";
 import type { AuditActor } from "../lib/db/queries/audit-events";
 import { formatLogLine, scrubPersonalData } from "../lib/log";
-import { securityLine, type SecurityEventFields, type SecurityEventName } from "../lib/security-log";
+import { securityLine, type SecurityEventFields, type SecurityEventName } from "../lib/security-log/line";
 
 /**
  * The operator's changes in the security log, as the app writes its own: one JSON line each, on standard error (the
  * answer stays alone on standard output). No client address: it was the CLI, on this machine.
  */
-export async function cliSecurityEvent(
+export function cliSecurityEvent(
   event: SecurityEventName,
   fields: Omit<SecurityEventFields, "address">,
-): Promise<void> {
-  const line = await securityLine(event, { ...fields, address: null });
+): void {
+  const line = securityLine(fields, { address: null, emailHash: null });
   process.stderr.write(`${formatLogLine("info", event, line)}\n`);
 }
 

@@ -1,4 +1,5 @@
 import { passwordCredential } from "@/lib/auth/credential";
+import { parseDoor } from "@/lib/auth/doors";
 import type { Database } from "@/lib/db/connection";
 import { recordIdentitySignIn } from "@/lib/db/queries/identities";
 import { openSession, type SessionLimits } from "@/lib/db/queries/sessions";
@@ -29,7 +30,7 @@ export async function openTestSession(
     userAgent?: string | null;
   } = {},
 ): Promise<string> {
-  const method = door === "password" ? "password" : door.startsWith("oidc:") ? "oidc" : "portal";
+  const method = parseDoor(door)!.kind;
   // As a sign-in through an identity does first: the identity records the role its door gives now.
   if (identityId) await recordIdentitySignIn(db, { identityId, role, now });
   const credential =

@@ -55,17 +55,23 @@ export const OTHER_PORTAL: StandInPortal = {
 
 export const E2E_PORTALS_FILE = ".data/e2e-portals.json";
 
+/** An ES256 portal's entry in EMBED_PORTALS_FILE: its issuer, the public half of its key, its domains. */
+export function portalEntry(portal: StandInPortal, settings: { allowSupervisors?: boolean } = {}) {
+  return {
+    issuer: portal.issuer,
+    alg: portal.alg,
+    publicKey: createPublicKey(portal.signingKey).export({ format: "pem", type: "spki" }),
+    emailDomains: portal.emailDomains,
+    ...settings,
+  };
+}
+
 /** Writes the EMBED_PORTALS_FILE the e2e app starts with (the same content however often it runs). */
 export function writePortalsFile(root: string): string {
   const path = join(root, E2E_PORTALS_FILE);
   const content = JSON.stringify(
     [
-      {
-        issuer: PORTAL.issuer,
-        alg: PORTAL.alg,
-        publicKey: createPublicKey(PORTAL.signingKey).export({ format: "pem", type: "spki" }),
-        emailDomains: PORTAL.emailDomains,
-      },
+      portalEntry(PORTAL),
       {
         issuer: OTHER_PORTAL.issuer,
         alg: OTHER_PORTAL.alg,

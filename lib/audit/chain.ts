@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { ChainRow } from "@/lib/db/queries/audit-events";
 
 /** The first row's previous hash. */
-export const GENESIS_HASH = "0".repeat(64);
+const GENESIS_HASH = "0".repeat(64);
 
 /**
  * The text a row's hash covers, rebuilt here rather than asked of the database's function (which whoever owns the
@@ -16,7 +16,7 @@ export function chainContent(row: ChainRow): string {
     .join(", ")}, ${row.details}]`;
 }
 
-export function chainHash(previousHash: string, row: ChainRow): string {
+function chainHash(previousHash: string, row: ChainRow): string {
   return createHash("sha256")
     .update(previousHash + chainContent(row), "utf8")
     .digest("hex");

@@ -30,13 +30,12 @@ export async function admitIdentity<Outcome extends string>(
     now: input.now,
   });
   if (!recorded) return undefined;
-  const { agent, previousRole } = recorded;
   return {
-    agent,
+    agent: recorded.renamed ?? linked.agent,
     identity: linked.identity,
     role: input.role,
     outcome: input.outcome,
-    previousRole: previousRole !== null && previousRole !== input.role ? previousRole : null,
+    previousRole: recorded.roleChangedFrom,
   };
 }
 

@@ -284,7 +284,6 @@ describe.each(testDatabases)("embed sign-in tokens on $name", ({ open }) => {
     await linkIdentity(handle.db, {
       agentId: agent.id,
       key: { kind: "portal", issuer: linkedOnly.signer.issuer, subject: "d-1" },
-      linkedBy: "operator",
       actor: { actor: "cli:test", door: "cli" },
     });
     // Whatever e-mail the token names: the identity decides.

@@ -175,7 +175,8 @@ export async function signInWithEmbedToken(
   const claims = agentClaims(payload, now);
   if (!claims) return refuse("invalid", "claims", about);
   const { sub, jti, email, name, exp } = claims;
-  if (portal.emailDomains.length > 0 && !emailDomainAllowed(normalizeEmail(email), portal.emailDomains)) {
+  // A portal that creates no agents may list no domains: any e-mail, then (the identity decides who it is).
+  if (!emailDomainAllowed(normalizeEmail(email), portal.emailDomains)) {
     return refuse("email_domain", "email_domain", about);
   }
 

@@ -1,6 +1,7 @@
 import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { isHttpsOrLoopback } from "@/lib/config/env-values";
+import { doorName } from "./doors";
 import type { OidcErrorCode } from "./oidc-errors";
 import { getConfig } from "@/lib/env";
 import { log } from "@/lib/log";
@@ -174,7 +175,7 @@ async function failed<T>(stage: OidcStage, attempt: Attempt): Promise<OidcAttemp
   const issuer = getConfig().oidc?.issuer;
   await securityEvent("auth.sign_in", {
     outcome: "failure",
-    door: issuer ? `oidc:${issuer}` : null,
+    door: issuer ? doorName({ kind: "oidc", issuer }) : null,
     agentId: null,
     reason: failure,
     details: { stage },

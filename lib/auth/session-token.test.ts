@@ -99,7 +99,7 @@ describe("readSessionCookie", () => {
     ).toMatchObject({ agentId: "agent-first" });
   });
 
-  it("refuses no cookie, a tampered one, one made with another secret, one without an agent and one without a session", async () => {
+  it("finds no cookie, and refuses a tampered one, one made with another secret, one without an agent and one without a session", async () => {
     const token = await sessionToken({ sub: "agent-2", sid: "s1" });
     const tampered = token.slice(0, -3) + (token.endsWith("AAA") ? "BBB" : "AAA");
     const otherSecret = await sessionToken(
@@ -108,18 +108,20 @@ describe("readSessionCookie", () => {
     );
     expect(await readSessionCookie(null, { cookieName: SESSION_COOKIE, secret: SECRET })).toBeNull();
     expect(await read([])).toBeNull();
-    expect(await read([[SESSION_COOKIE, tampered]])).toBeNull();
-    expect(await read([[SESSION_COOKIE, otherSecret]])).toBeNull();
-    expect(await read([[SESSION_COOKIE, await sessionToken({ role: "agent" })]])).toBeNull();
+    expect(await read([[SESSION_COOKIE, tampered]])).toBe("unreadable");
+    expect(await read([[SESSION_COOKIE, otherSecret]])).toBe("unreadable");
+    expect(await read([[SESSION_COOKIE, await sessionToken({ role: "agent" })]])).toBe("unreadable");
     // From before sessions were recorded: no session row to check, so no session.
-    expect(await read([[SESSION_COOKIE, await sessionToken({ sub: "agent-2" })]])).toBeNull();
+    expect(await read([[SESSION_COOKIE, await sessionToken({ sub: "agent-2" })]])).toBe("unreadable");
   });
 
   it("never takes the session a token opened under one cookie name for another name", async () => {
     const token = await sessionToken({ sub: "agent-5", sid: "s1" });
     expect(await read([[SESSION_COOKIE, token]])).toMatchObject({ agentId: "agent-5" });
     // Same value under the __Host- name: its salt differs, so it must not decrypt, cached or not.
-    expect(await read([[SECURE_SESSION_COOKIE, token]], { cookieName: SECURE_SESSION_COOKIE })).toBeNull();
+    expect(await read([[SECURE_SESSION_COOKIE, token]], { cookieName: SECURE_SESSION_COOKIE })).toBe(
+      "unreadable",
+    );
   });
 
   it("refuses a cookie past its expiry and Auth.js's 15 s of tolerance, also once its claims were kept", async () => {
@@ -128,8 +130,8 @@ describe("readSessionCookie", () => {
     expect(await read([[SESSION_COOKIE, token]], { now: Date.now() + 70_000 })).toMatchObject({
       agentId: "agent-3",
     });
-    expect(await read([[SESSION_COOKIE, token]], { now: Date.now() + 76_000 })).toBeNull();
+    expect(await read([[SESSION_COOKIE, token]], { now: Date.now() + 76_000 })).toBe("unreadable");
     const expired = await sessionToken({ sub: "agent-4", sid: "s1" }, { maxAge: -120 });
-    expect(await read([[SESSION_COOKIE, expired]])).toBeNull();
+    expect(await read([[SESSION_COOKIE, expired]])).toBe("unreadable");
   });
 });

@@ -16,7 +16,8 @@ const CLOCK_TOLERANCE_MS = 15_000;
 const decoded = new Map<string, { claims: SessionClaims; expiresAt: number }>();
 
 /**
- * The signed-in agent's claims from Auth.js's encrypted session cookie, or null when there is no valid one.
+ * The signed-in agent's claims from Auth.js's encrypted session cookie; null when there is none, "unreadable" when
+ * there is one that yields none.
  * Only reads: Auth.js's own `auth()` re-encrypts the cookie on every call and then throws the result away.
  * The token is taken from the Cookie header by Auth.js's own parser and chunk joining (getToken, given no other
  * header, so its `Authorization: Bearer` fallback never applies) and decrypted by Auth.js's decode().
@@ -24,7 +25,7 @@ const decoded = new Map<string, { claims: SessionClaims; expiresAt: number }>();
 export async function readSessionCookie(
   cookieHeader: string | null,
   options: { cookieName: string; secret: string; now?: number },
-): Promise<SessionClaims | null> {
+): Promise<SessionClaims | "unreadable" | null> {
   const { cookieName, secret } = options;
   if (!cookieHeader) return null;
   const token = await getToken({
@@ -35,23 +36,25 @@ export async function readSessionCookie(
     raw: true,
   });
   if (!token) return null;
+  // From here on there is a session cookie: one that yields no claims is "unreadable" (the security log says so).
   const now = options.now ?? Date.now();
   const key = `${secret}\0${cookieName}\0${token}`;
   const cached = decoded.get(key);
   if (cached) {
     if (cached.expiresAt > now) return cached.claims;
     decoded.delete(key);
-    return null;
+    return "unreadable";
   }
 
   let payload: { sub?: unknown; exp?: unknown; sid?: unknown } | null;
   try {
     payload = await decode({ token, secret, salt: cookieName });
   } catch {
-    return null; // forged, tampered, expired, or encrypted with another secret
+    return "unreadable"; // forged, tampered, expired, or encrypted with another secret
   }
   // A cookie from before sessions were recorded has no `sid`: it is refused like any other dead session.
-  if (typeof payload?.sub !== "string" || !payload.sub || typeof payload.sid !== "string") return null;
+  if (typeof payload?.sub !== "string" || !payload.sub || typeof payload.sid !== "string")
+    return "unreadable";
   const claims: SessionClaims = { agentId: payload.sub, sessionId: payload.sid };
   if (typeof payload.exp === "number") {
     if (decoded.size >= MAX_CACHED_SESSIONS) decoded.delete(decoded.keys().next().value!);

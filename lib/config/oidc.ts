@@ -1,4 +1,4 @@
-import { emailDomainFrom } from "./email-domains";
+import { emailDomainsIn } from "./email-domains";
 import { text, type RawEnv } from "./env-values";
 
 /** Sign-in with the partner's own OpenID Connect provider (Keycloak, Entra ID, Okta, Google Workspace…). */
@@ -84,15 +84,11 @@ function issuerFrom(value: string): string {
 }
 
 function domainsFrom(env: RawEnv): string[] {
-  return list(env, "OIDC_ALLOWED_EMAIL_DOMAINS").map((entry) => {
-    const domain = emailDomainFrom(entry);
-    if (!domain) {
-      throw new OidcConfigError(
-        "OIDC_ALLOWED_EMAIL_DOMAINS",
-        `"${entry}" is not a domain (list them exactly, comma-separated: parceira.com.br,vendas.parceira.com.br)`,
-      );
-    }
-    return domain;
+  return emailDomainsIn(text(env, "OIDC_ALLOWED_EMAIL_DOMAINS"), (entry) => {
+    throw new OidcConfigError(
+      "OIDC_ALLOWED_EMAIL_DOMAINS",
+      `"${entry}" is not a domain (list them exactly, comma-separated: parceira.com.br,vendas.parceira.com.br)`,
+    );
   });
 }
 

@@ -1,6 +1,6 @@
 import { createPublicKey, createSecretKey, type JsonWebKey, type KeyObject } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { emailDomainFrom } from "./email-domains";
+import { emailDomainFrom, emailDomainsIn } from "./email-domains";
 
 /** The algorithms a portal may sign with. Each key is pinned to one; a token's header never chooses. */
 export const PORTAL_ALGORITHMS = ["HS256", "ES256", "EdDSA"] as const;
@@ -101,19 +101,12 @@ export function parseEmbedPortals(input: {
       );
     }
     const key = createSecretKey(Buffer.from(ssoSecret, "utf8"));
-    const emailDomains = (ssoEmailDomains ?? "")
-      .split(",")
-      .filter((entry) => entry.trim())
-      .map((entry) => {
-        const domain = emailDomainFrom(entry);
-        if (!domain) {
-          throw new PortalConfigError(
-            "EMBED_SSO_EMAIL_DOMAINS",
-            `"${entry.trim().slice(0, 80)}" is not a domain (list them exactly, comma-separated)`,
-          );
-        }
-        return domain;
-      });
+    const emailDomains = emailDomainsIn(ssoEmailDomains, (entry) => {
+      throw new PortalConfigError(
+        "EMBED_SSO_EMAIL_DOMAINS",
+        `"${entry.slice(0, 80)}" is not a domain (list them exactly, comma-separated)`,
+      );
+    });
     return [
       {
         issuer: allowedOrigins[0]!,

@@ -3,7 +3,7 @@ import type { Route } from "next";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { cache } from "react";
-import { doorName, doorOpen, sessionMethodOf, type Door } from "@/lib/auth/doors";
+import { doorName, doorOpen, type Door } from "@/lib/auth/doors";
 import { resolveAuthSecret } from "@/lib/auth/secret";
 import { sessionCookieName } from "@/lib/auth/session-cookie";
 import { readSessionCookie, type SessionClaims } from "@/lib/auth/session-token";
@@ -16,11 +16,12 @@ import {
   openSession,
   type EndedSession,
 } from "@/lib/db/queries/sessions";
-import type { AgentRole, SessionEndReason, SessionMethod } from "@/lib/db/schema";
+import type { AgentRole, SessionEndReason } from "@/lib/db/schema";
 import { getConfig } from "@/lib/env";
 import { clientAddress } from "@/lib/http/forwarded";
 import { safeReturnPath } from "@/lib/safe-return-path";
 import { securityEvent, securityEventOnce } from "@/lib/security-log";
+import { endedSessionEvent } from "@/lib/security-log/line";
 
 export interface SessionAgent {
   id: string;
@@ -31,7 +32,6 @@ export interface SessionAgent {
   sessionId: string;
   /** How this session came in: `password`, `oidc:<issuer>`, `portal:<issuer>`. */
   door: string;
-  method: SessionMethod;
 }
 
 /**
@@ -88,22 +88,16 @@ async function noteDeadSession(claims: SessionClaims, now: Date): Promise<void> 
   });
 }
 
-/** One `auth.session_ended` line per session that ended (whoever ended it, or its time running out). */
-export async function logEnded(ended: readonly EndedSession[]): Promise<void> {
-  for (const session of ended) {
-    await securityEvent(session.reason === "signed_out" ? "auth.sign_out" : "auth.session_ended", {
-      outcome: "success",
-      door: session.door,
-      agentId: session.agentId,
-      sessionId: session.id,
-      reason: session.reason,
-      details: { endedAt: session.endedAt.toISOString() },
-    });
-  }
+/** One line per session that ended (whoever ended it, or its time running out). */
+async function logEnded(ended: readonly EndedSession[]): Promise<void> {
+  for (const session of ended) await securityEvent(...endedSessionEvent(session));
 }
 
-/** The session an incoming Cookie header names, if the cookie is ours and intact (live or not: the row decides). */
-async function sessionClaimsOf(cookieHeader: string | null): Promise<SessionClaims | null> {
+/**
+ * The session an incoming Cookie header names, if the cookie is ours and intact (live or not: the row decides);
+ * "unreadable" when there is a session cookie that names none (forged, tampered with, another AUTH_SECRET's).
+ */
+async function sessionClaimsOf(cookieHeader: string | null): Promise<SessionClaims | "unreadable" | null> {
   const config = getConfig();
   return readSessionCookie(cookieHeader, {
     cookieName: sessionCookieName(config),
@@ -111,30 +105,20 @@ async function sessionClaimsOf(cookieHeader: string | null): Promise<SessionClai
   });
 }
 
-/** Whether a Cookie header carries our session cookie (or a chunk of it) at all. */
-function carriesSessionCookie(cookieHeader: string): boolean {
-  const name = sessionCookieName(getConfig());
-  return cookieHeader
-    .split(";")
-    .some((pair) => new RegExp(`^${name.replace(/[.]/g, "\\.")}(\\.\\d+)?=`).test(pair.trim()));
-}
-
 /** The signed-in agent of this request (pages, server actions, route handlers), checked once per request. */
 export const verifySession = cache(async (): Promise<SessionAgent | null> => {
-  const cookieHeader = (await headers()).get("cookie");
-  const claims = await sessionClaimsOf(cookieHeader);
-  if (claims) return liveSessionAgent(claims);
-  // A session cookie that does not decrypt: forged, tampered with, or sealed with another AUTH_SECRET.
-  if (cookieHeader && carriesSessionCookie(cookieHeader)) {
-    const address = clientAddress(await headers());
-    await securityEventOnce(`bad-cookie:${address}`, "access.refused", {
-      outcome: "failure",
-      door: null,
-      agentId: null,
-      address,
-      reason: "session_cookie_invalid",
-    });
-  }
+  const requestHeaders = await headers();
+  const claims = await sessionClaimsOf(requestHeaders.get("cookie"));
+  if (claims === null) return null;
+  if (claims !== "unreadable") return liveSessionAgent(claims);
+  const address = clientAddress(requestHeaders);
+  await securityEventOnce(`bad-cookie:${address}`, "access.refused", {
+    outcome: "failure",
+    door: null,
+    agentId: null,
+    address,
+    reason: "session_cookie_invalid",
+  });
   return null;
 });
 
@@ -190,7 +174,7 @@ export async function startSession(signIn: SignIn): Promise<string> {
   const door = doorName(signIn.door);
   const { id, expired } = await openSession(await getDb(), {
     agentId: signIn.agentId,
-    method: sessionMethodOf(signIn.door),
+    method: signIn.door.kind,
     door,
     identityId: signIn.identityId,
     role: signIn.role,
@@ -221,7 +205,7 @@ export async function endSessionNamedBy(
   reason: Extract<SessionEndReason, "signed_out" | "replaced">,
 ): Promise<EndedSession | null> {
   const claims = await sessionClaimsOf(cookieHeader);
-  if (!claims) return null;
+  if (!claims || claims === "unreadable") return null;
   const ended = await endSession(await getDb(), claims.sessionId, new Date(), reason);
   if (!ended) return null;
   await logEnded([ended]);

@@ -242,10 +242,9 @@ async function openPostgres(
         throw error;
       });
     }
-    // The trigger is all that keeps the trail append-only against a role that owns it (it may drop the trigger).
-    const client = await pool.connect();
-    const owner = await ownsAuditTrail(client).finally(() => client.release());
-    if (owner && role === "server" && !warnedOwner) {
+    // The trigger is all that keeps the trail append-only against a role that owns it (it may drop the trigger):
+    // the server says so once, the operator's tools not at all.
+    if (role === "server" && !warnedOwner && (await ownsAuditTrail(pool))) {
       warnedOwner = true;
       log.warn("db.app_role_owns_audit_trail", {
         hint: "the app's database role owns the schema: give it its own role and set DATABASE_MIGRATION_URL to the owner's (README, Running in production)",
@@ -311,7 +310,7 @@ function createPgliteInChildProcess(path: string): Promise<void> {
  * password: the directory must be this user's alone. One that another user could write to (plant a socket, swap
  * the files) stops the start; one that others may only read or enter is closed to them, and the log says so.
  */
-export function checkDataDir(dataDir: string): void {
+function checkDataDir(dataDir: string): void {
   const stat = statSync(dataDir);
   const uid = process.getuid?.();
   if (uid !== undefined && stat.uid !== uid) {

@@ -22,7 +22,7 @@ export async function grantAppRole(owner: pg.ClientBase, appRole: string): Promi
 }
 
 /** Whether `role` owns the audit trail (and so could drop or disable its triggers, or rewrite it). */
-export async function ownsAuditTrail(client: pg.ClientBase): Promise<boolean> {
+export async function ownsAuditTrail(client: pg.Pool | pg.ClientBase): Promise<boolean> {
   const { rows } = await client.query<{ owns: boolean }>(
     "select pg_has_role(current_user, tableowner, 'USAGE') as owns from pg_tables where schemaname = 'public' and tablename = 'audit_events'",
   );

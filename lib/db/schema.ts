@@ -359,10 +359,19 @@ export const auditEvents = pgTable(
     /** What the operator gave with --reason. */
     reason: text("reason"),
     details: jsonb("details").$type<Record<string, unknown>>().notNull().default({}),
-    /** The chain (set by the database on insert): position, the previous row's hash, this row's. */
-    seq: bigint("seq", { mode: "number" }).notNull(),
-    prevHash: text("prev_hash").notNull(),
-    hash: text("hash").notNull(),
+    /**
+     * The chain: position, the previous row's hash, this row's. The trigger sets them on insert, over whatever the
+     * insert says (the placeholders below, so the app never writes them itself).
+     */
+    seq: bigint("seq", { mode: "number" })
+      .notNull()
+      .$default(() => 0),
+    prevHash: text("prev_hash")
+      .notNull()
+      .$default(() => ""),
+    hash: text("hash")
+      .notNull()
+      .$default(() => ""),
   },
   (table) => [index("audit_events_at_idx").on(table.at), uniqueIndex("audit_events_seq_key").on(table.seq)],
 );

@@ -4,7 +4,7 @@ import { clientAddress } from "@/lib/http/forwarded";
 import { securityEventOnce } from "@/lib/security-log";
 
 /** A browser on another site may carry our cookies: only this origin (or a non-browser client) may post. */
-export function isCrossSite(request: Request): boolean {
+function isCrossSite(request: Request): boolean {
   const site = request.headers.get("sec-fetch-site");
   if (site && site !== "same-origin" && site !== "none") return true;
   const origin = request.headers.get("origin");

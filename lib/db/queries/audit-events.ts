@@ -37,7 +37,7 @@ export async function recordAuditEvent(db: Database, event: AuditEventInput): Pr
     protocol: event.protocol ?? null,
     reason: event.reason ?? null,
     details: event.details ?? {},
-  } as typeof auditEvents.$inferInsert);
+  });
 }
 
 /** The trail from `since` on, in the chain's order, with the acting agent's e-mail where an agent acted. */

@@ -39,7 +39,7 @@ describe.each(testDatabases)("identities on $name", ({ open }) => {
       role: "supervisor",
       now: new Date(),
     });
-    expect(promoted?.previousRole).toBe("agent");
+    expect(promoted?.roleChangedFrom).toBe("agent");
     expect(await throughIdp()).toMatchObject({ role: "supervisor", door: "oidc:https://idp.example" });
     expect(await throughPassword()).toMatchObject({ role: "agent", door: "password" });
 

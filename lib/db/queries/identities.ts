@@ -10,9 +10,10 @@ import {
   type AgentIdentity,
   type AgentRole,
   type IdentityKind,
-  type IdentityLink,
 } from "../schema";
-import { recordAuditEvent, type AuditActor } from "./audit-events";
+import { doorName } from "@/lib/auth/doors";
+import { unlessTaken } from "../unique-violation";
+import { agentActor, recordAuditEvent, type AuditActor } from "./audit-events";
 import { endSessionsWhere, type EndedSession } from "./sessions";
 
 /** Who someone is at one door: the IdP's or the portal's issuer, and their id there. */
@@ -27,15 +28,9 @@ export interface LinkedAgent {
   identity: AgentIdentity;
 }
 
-/** `oidc:<issuer>` or `portal:<issuer>`: the door an identity opens, as logs and the trail write it. */
-export const identityDoor = ({ kind, issuer }: Pick<IdentityKey, "kind" | "issuer">) => `${kind}:${issuer}`;
-
 /** Someone signing in for themselves, through the door of `key`. */
-const selfActor = (agentId: string, key: Pick<IdentityKey, "kind" | "issuer">): AuditActor => ({
-  actor: `agent:${agentId}`,
-  agentId,
-  door: identityDoor(key),
-});
+const selfActor = (agentId: string, key: Pick<IdentityKey, "kind" | "issuer">) =>
+  agentActor({ id: agentId, door: doorName(key) });
 
 const isKey = ({ kind, issuer, subject }: IdentityKey) =>
   and(
@@ -66,13 +61,6 @@ export async function isIdentityOf(db: Database, agentId: string, key: IdentityK
   return Boolean(found);
 }
 
-/** 23505: a unique index refused the row (the identity, or the e-mail, is someone's already). */
-const isUniqueViolation = (error: unknown): boolean => {
-  const code = (error as { code?: unknown; cause?: { code?: unknown } }).code;
-  const causeCode = (error as { cause?: { code?: unknown } }).cause?.code;
-  return code === "23505" || causeCode === "23505";
-};
-
 /**
  * A new agent (no password) whose one identity is `key`: undefined when its e-mail is another account's, or the
  * identity was linked meanwhile (two first sign-ins at once). Nothing is written then.
@@ -81,8 +69,8 @@ export async function createAgentWithIdentity(
   db: Database,
   input: { key: IdentityKey; email: string; name: string; role: AgentRole },
 ): Promise<LinkedAgent | undefined> {
-  try {
-    return await db.transaction(async (tx) => {
+  return unlessTaken(() =>
+    db.transaction(async (tx) => {
       const [agent] = await tx
         .insert(agents)
         .values({ email: input.email, name: input.name, passwordHash: null })
@@ -96,40 +84,30 @@ export async function createAgentWithIdentity(
       await recordAuditEvent(tx, {
         ...selfActor(agent.id, input.key),
         action: "agent.created",
-        details: { email: agent.email, identity: identityDoor(input.key), role: input.role },
+        details: { email: agent.email, identity: doorName(input.key), role: input.role },
       });
       return { agent, identity: identity! };
-    });
-  } catch (error) {
-    if (isUniqueViolation(error)) return undefined;
-    throw error;
-  }
+    }),
+  );
 }
 
 /**
- * Links `key` to the agent: undefined when the identity is someone's already, or the agent already has another
- * identity at this door (an operator unlinks first). An identity already linked to this agent is returned as it is,
- * marked `operator` when the operator confirms it.
+ * The operator links `key` to the agent: undefined when the identity is someone's already, or the agent already has
+ * another identity at this door (an operator unlinks first). An identity already linked to this agent is confirmed:
+ * marked `operator`, it is no longer one to review.
  */
 export async function linkIdentity(
   db: Database,
-  input: {
-    agentId: string;
-    key: IdentityKey;
-    role?: AgentRole | null;
-    linkedBy: IdentityLink;
-    actor: AuditActor;
-  },
+  input: { agentId: string; key: IdentityKey; actor: AuditActor },
 ): Promise<{ identity: AgentIdentity; linked: boolean } | undefined> {
   return db.transaction(async (tx) => {
     await lockAgent(tx, input.agentId);
     const [linked] = await tx
       .insert(agentIdentities)
-      .values({ ...input.key, agentId: input.agentId, role: input.role ?? null, linkedBy: input.linkedBy })
+      .values({ ...input.key, agentId: input.agentId, linkedBy: "operator" })
       .onConflictDoNothing()
       .returning();
     if (!linked) {
-      if (input.linkedBy !== "operator") return undefined;
       // The operator confirms a link that is there already (one the migration found): it is theirs from now on.
       const [own] = await tx
         .update(agentIdentities)
@@ -150,7 +128,7 @@ async function recordIdentityLinked(db: Database, actor: AuditActor, identity: A
     action: "agent.identity_linked",
     details: {
       agentId: identity.agentId,
-      identity: identityDoor(identity),
+      identity: doorName(identity),
       subject: identity.subject,
       linkedBy: identity.linkedBy,
     },
@@ -194,8 +172,8 @@ export async function takeInvitation(
   db: Database,
   input: { issuer: string; subject: string; email: string; role: AgentRole; now: Date },
 ): Promise<LinkedAgent | undefined> {
-  try {
-    return await db.transaction(async (tx) => {
+  return unlessTaken(() =>
+    db.transaction(async (tx) => {
       const [identity] = await tx
         .update(agentIdentities)
         .set({ subject: input.subject, invitedUntil: null, role: input.role })
@@ -219,11 +197,8 @@ export async function takeInvitation(
       await recordIdentityLinked(tx, selfActor(identity.agentId, identity), identity);
       const [agent] = await tx.select().from(agents).where(eq(agents.id, identity.agentId));
       return { agent: agent!, identity };
-    });
-  } catch (error) {
-    if (isUniqueViolation(error)) return undefined;
-    throw error;
-  }
+    }),
+  );
 }
 
 /**
@@ -234,8 +209,9 @@ export async function adoptPasswordAccount(
   db: Database,
   input: { key: IdentityKey; email: string; role: AgentRole },
 ): Promise<LinkedAgent | undefined> {
-  try {
-    return await db.transaction(async (tx) => {
+  // A unique index refusing it: the identity was linked elsewhere meanwhile (two first sign-ins at once).
+  return unlessTaken(() =>
+    db.transaction(async (tx) => {
       // Locked while it is checked and linked: an operator's link or another door's adoption waits, then finds it
       // taken, so the account never ends with a password and two doors it was not given.
       const [candidate] = await tx
@@ -262,12 +238,8 @@ export async function adoptPasswordAccount(
         .returning();
       await recordIdentityLinked(tx, selfActor(candidate.id, input.key), identity!);
       return { agent: candidate, identity: identity! };
-    });
-  } catch (error) {
-    // The identity was linked elsewhere meanwhile (two first sign-ins at once).
-    if (isUniqueViolation(error)) return undefined;
-    throw error;
-  }
+    }),
+  );
 }
 
 /** Holds the agent's row until the transaction ends: one change to its doors at a time. */
@@ -284,41 +256,45 @@ export async function adoptLegacyPortalIdentity(
   input: { issuer: string; subject: string },
 ): Promise<LinkedAgent | undefined> {
   const taken = alias(agentIdentities, "taken");
-  return db.transaction(async (tx) => {
-    const [identity] = await tx
-      .update(agentIdentities)
-      .set({ issuer: input.issuer, linkedBy: "legacy_adoption" })
-      .where(
-        and(
-          eq(agentIdentities.kind, "portal"),
-          eq(agentIdentities.issuer, ""),
-          eq(agentIdentities.subject, input.subject),
-          notExists(
-            tx
-              .select({ id: taken.id })
-              .from(taken)
-              .where(
-                and(
-                  eq(taken.kind, "portal"),
-                  eq(taken.issuer, input.issuer),
-                  sql`(${taken.subject} = ${input.subject} or ${taken.agentId} = ${agentIdentities.agentId})`,
+  // Two first tokens of the same agent at once: the second finds its update refused by the identity's index.
+  return unlessTaken(() =>
+    db.transaction(async (tx) => {
+      const [identity] = await tx
+        .update(agentIdentities)
+        .set({ issuer: input.issuer, linkedBy: "legacy_adoption" })
+        .where(
+          and(
+            eq(agentIdentities.kind, "portal"),
+            eq(agentIdentities.issuer, ""),
+            eq(agentIdentities.subject, input.subject),
+            notExists(
+              tx
+                .select({ id: taken.id })
+                .from(taken)
+                .where(
+                  and(
+                    eq(taken.kind, "portal"),
+                    eq(taken.issuer, input.issuer),
+                    sql`(${taken.subject} = ${input.subject} or ${taken.agentId} = ${agentIdentities.agentId})`,
+                  ),
                 ),
-              ),
+            ),
           ),
-        ),
-      )
-      .returning();
-    if (!identity) return undefined;
-    await recordIdentityLinked(tx, selfActor(identity.agentId, identity), identity);
-    const [agent] = await tx.select().from(agents).where(eq(agents.id, identity.agentId));
-    return { agent: agent!, identity };
-  });
+        )
+        .returning();
+      if (!identity) return undefined;
+      await recordIdentityLinked(tx, selfActor(identity.agentId, identity), identity);
+      const [agent] = await tx.select().from(agents).where(eq(agents.id, identity.agentId));
+      return { agent: agent!, identity };
+    }),
+  );
 }
 
 export interface IdentitySignIn {
-  agent: Agent;
-  /** The role this door gave at its previous sign-in (null: none yet). */
-  previousRole: AgentRole | null;
+  /** The agent as renamed by the IdP; undefined when no name was given. */
+  renamed?: Agent;
+  /** The role this door gave at its previous sign-in, when this one changed it (null otherwise). */
+  roleChangedFrom: AgentRole | null;
 }
 
 /**
@@ -348,7 +324,8 @@ export async function recordIdentitySignIn(
       .set({ role: input.role, lastSignInAt: input.now })
       .where(eq(agentIdentities.id, input.identityId));
     // The first sign-in's role is the account's first at this door, not a change.
-    if (before.role !== null && before.role !== input.role) {
+    const roleChangedFrom = before.role !== null && before.role !== input.role ? before.role : null;
+    if (roleChangedFrom) {
       await tx
         .update(sessions)
         .set({ role: input.role })
@@ -358,20 +335,19 @@ export async function recordIdentitySignIn(
         action: "agent.role_changed",
         details: {
           agentId: before.agentId,
-          door: identityDoor(before),
+          door: doorName(before),
           from: before.role,
           to: input.role,
         },
       });
     }
-    const [agent] = input.name
-      ? await tx
-          .update(agents)
-          .set({ name: input.name, updatedAt: sql`now()` })
-          .where(eq(agents.id, before.agentId))
-          .returning()
-      : await tx.select().from(agents).where(eq(agents.id, before.agentId));
-    return { agent: agent!, previousRole: before.role };
+    if (!input.name) return { roleChangedFrom };
+    const [renamed] = await tx
+      .update(agents)
+      .set({ name: input.name, updatedAt: sql`now()` })
+      .where(eq(agents.id, before.agentId))
+      .returning();
+    return { renamed, roleChangedFrom };
   });
 }
 
@@ -406,7 +382,7 @@ export async function unlinkIdentities(
         action: "agent.identity_unlinked",
         details: {
           agentId: identity.agentId,
-          identity: identityDoor(identity),
+          identity: doorName(identity),
           subject: identity.subject,
           sessionsEnded: endedSessions.length,
         },

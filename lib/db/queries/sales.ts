@@ -6,6 +6,7 @@ import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
 import { newProtocol } from "@/lib/sales/protocol";
 import type { Database } from "../connection";
 import { prepared } from "../prepared";
+import { isUniqueViolation } from "../unique-violation";
 import { agentActor, recordAuditEvent } from "./audit-events";
 import { eraseIfRequested } from "./customer-data";
 import { agents, sales, type Sale, type SaleResolution, type SaleStatus } from "../schema";
@@ -80,18 +81,9 @@ async function insertWithFreshProtocol<T>(insert: () => Promise<T>): Promise<T> 
     try {
       return await insert();
     } catch (error) {
-      if (attempt >= 3 || !isViolationOf(error, "sales_protocol_key")) throw error;
+      if (attempt >= 3 || !isUniqueViolation(error, "sales_protocol_key")) throw error;
     }
   }
-}
-
-function isViolationOf(error: unknown, constraint: string): boolean {
-  // node-postgres and PGlite both put the server's fields on the error; Drizzle may wrap it as `cause`.
-  for (let current = error; current instanceof Error; current = current.cause) {
-    const fields = current as Error & { code?: unknown; constraint?: unknown };
-    if (fields.code === "23505" && fields.constraint === constraint) return true;
-  }
-  return false;
 }
 
 /** The ledger's columns for what the provider answered (or why no answer is trusted). */

@@ -48,7 +48,6 @@ describe.each(testDatabases)("sessions on $name", ({ open }) => {
       email: agent.email,
       role: "agent",
       door: "password",
-      method: "password",
     });
     const other = await signedIn();
     expect(await check(1, { agentId: other.agent.id, sessionId })).toBeUndefined();
@@ -95,8 +94,6 @@ describe.each(testDatabases)("sessions on $name", ({ open }) => {
     const portal = await linkIdentity(handle.db, {
       agentId: first.agent.id,
       key: { kind: "portal", issuer: "https://portal.example", subject: first.email },
-      role: "agent",
-      linkedBy: "operator",
       actor: { actor: "cli:test", door: "cli" },
     });
     const second = await openTestSession(handle.db, first.agent, {

@@ -1,6 +1,5 @@
 import "server-only";
 import { and, desc, eq, gt, isNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
-import { passwordCredential } from "@/lib/auth/credential";
 import type { Database } from "../connection";
 import { housekeepingDue } from "../housekeeping";
 import { prepared } from "../prepared";
@@ -58,21 +57,20 @@ function expiry(
     : { reason: "absolute", endedAt: new Date(absoluteEnd) };
 }
 
-/** `passwordCredential`, computed by the database from the account's hash now. */
-const currentCredential = sql`encode(sha256(convert_to(${agents.passwordHash}, 'UTF8')), 'hex')`;
-
 /**
- * A session still holds what its door gave: a password session, the account's role and password now; an
- * identity's, that identity (not unlinked) and the role it gives now. A change to any of these ends the session at
- * its next request, whichever instance it reaches, even one opened while the change was being made.
+ * A session still holds what its door gave: a password session, the account's password (its credential is
+ * lib/auth/credential.ts's `passwordCredential`, computed here by the database) and role now; an identity's, that
+ * identity (not unlinked) and the role it gives now. A change to any of these ends the session at its next request,
+ * whichever instance it reaches, even one opened while the change was being made. Each part is named, so that a
+ * refused session can be told which one failed (`explainDeadSession`) by the same rule.
  */
-const doorStillGrants = or(
-  and(
-    eq(sessions.method, "password"),
-    eq(sessions.role, agents.role),
-    sql`${sessions.credential} = ${currentCredential}`,
-  ),
-  and(ne(sessions.method, "password"), eq(sessions.role, agentIdentities.role)),
+const isPasswordSession = eq(sessions.method, "password");
+const passwordHolds = sql`${sessions.credential} = encode(sha256(convert_to(${agents.passwordHash}, 'UTF8')), 'hex')`;
+const identityLinked = sql`${agentIdentities.id} is not null`;
+const roleHolds = sql`${sessions.role} = case when ${isPasswordSession} then ${agents.role} else ${agentIdentities.role} end`;
+const doorStillGrants = and(
+  or(and(isPasswordSession, passwordHolds), and(ne(sessions.method, "password"), identityLinked)),
+  roleHolds,
 );
 
 export interface NewSession {
@@ -137,7 +135,6 @@ export interface SessionAgentRow {
   /** The session's role: what its door gave at sign-in (or since, through the same identity). */
   role: AgentRole;
   door: string;
-  method: SessionMethod;
 }
 
 /**
@@ -174,7 +171,6 @@ export async function findSessionAgent(
         email: agents.email,
         role: sessions.role,
         door: sessions.door,
-        method: sessions.method,
       })
       .from(sessions)
       .innerJoin(agents, eq(agents.id, sessions.agentId))
@@ -219,22 +215,16 @@ export type DeadSession =
   /** Its agent is disabled (disabling ends sessions, so this is a row that raced the disable). */
   | { state: "disabled"; agentId: string; door: string };
 
-/** What changed since sign-in in what a session's door gave it (the same rule as `doorStillGrants`); null: nothing. */
+/** Which part of `doorStillGrants` no longer holds, as the session's end; null: all of them. */
 function supersededBy(row: {
   session: SessionRow;
-  passwordHash: string | null;
-  accountRole: AgentRole;
-  identityRole: AgentRole | null;
+  passwordHolds: boolean;
+  identityLinked: boolean;
+  roleHolds: boolean;
 }): SessionEndReason | null {
-  const { session } = row;
-  if (session.method === "password") {
-    if (row.passwordHash === null || passwordCredential(row.passwordHash) !== session.credential) {
-      return "password_changed";
-    }
-    return session.role === row.accountRole ? null : "role_changed";
-  }
-  if (row.identityRole === null) return "identity_unlinked";
-  return session.role === row.identityRole ? null : "role_changed";
+  if (row.session.method === "password" && !row.passwordHolds) return "password_changed";
+  if (row.session.method !== "password" && !row.identityLinked) return "identity_unlinked";
+  return row.roleHolds ? null : "role_changed";
 }
 
 export async function explainDeadSession(
@@ -245,9 +235,9 @@ export async function explainDeadSession(
     .select({
       session: sessions,
       disabledAt: agents.disabledAt,
-      passwordHash: agents.passwordHash,
-      accountRole: agents.role,
-      identityRole: agentIdentities.role,
+      passwordHolds: sql<boolean>`coalesce(${passwordHolds}, false)`,
+      identityLinked: sql<boolean>`${identityLinked}`,
+      roleHolds: sql<boolean>`coalesce(${roleHolds}, false)`,
     })
     .from(sessions)
     .innerJoin(agents, eq(agents.id, sessions.agentId))

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { emailTag, securityEvent, securityEventOnce, sessionTag } from "./security-log";
+import { securityEvent, securityEventOnce } from ".";
+import { emailTag, sessionTag } from "./line";
 
 /** The lines written while `run` ran, parsed. */
 async function linesOf(run: () => Promise<void>): Promise<Record<string, unknown>[]> {
