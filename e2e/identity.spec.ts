@@ -279,20 +279,29 @@ const securityLines = (text: string): Line[] =>
     .filter((line) => line.startsWith("{") && line.includes('"category":"security"'))
     .map((line) => JSON.parse(line) as Line);
 
-/** Runs `action` and returns the app's security lines it caused. */
-async function logged(action: () => Promise<unknown>): Promise<Line[]> {
-  const before = securityLines(app.log()).length;
-  await action();
-  // The line is written as the request is answered; a poll covers one still on its way to the file.
-  await expect.poll(() => securityLines(app.log()).length).toBeGreaterThan(before);
-  return securityLines(app.log()).slice(before);
-}
+const matching = (lines: Line[], expected: Line) =>
+  lines.find((line) => Object.entries(expected).every(([key, value]) => line[key] === value));
 
 function expectLine(lines: Line[], expected: Line): Line {
-  const line = lines.find((each) => Object.entries(expected).every(([key, value]) => each[key] === value));
+  const line = matching(lines, expected);
   expect(line, `${JSON.stringify(expected)} in ${JSON.stringify(lines)}`).toBeDefined();
   for (const field of FIELDS) expect(line, field).toHaveProperty(field);
   return line!;
+}
+
+/**
+ * The app's security lines that `action` caused, one for each of `expected`. A line is written as its request is
+ * answered, and one action may write several (signing out everywhere ends the other sessions, then this one): the
+ * poll waits for every expected line, not for the first line to arrive.
+ */
+async function logged(action: () => Promise<unknown>, ...expected: Line[]): Promise<Line[]> {
+  const before = securityLines(app.log()).length;
+  const since = () => securityLines(app.log()).slice(before);
+  await action();
+  await expect
+    .poll(() => expected.every((each) => matching(since(), each)), { message: JSON.stringify(expected) })
+    .toBe(true);
+  return expected.map((each) => expectLine(since(), each));
 }
 
 const LOOPBACK = /^(127\.0\.0\.1|::1)$/;
@@ -322,17 +331,16 @@ test("every security event is one log line naming the door, the account and the 
 
   // Sign-in: success, a wrong password, an e-mail nobody has (its keyed hash), a lockout.
   const page = await signInPage();
-  const signedIn = expectLine(await logged(() => new SignInPage(page).signIn(agent.email, agent.password)), {
+  const [signedIn] = await logged(() => new SignInPage(page).signIn(agent.email, agent.password), {
     event: "auth.sign_in",
     outcome: "success",
     door: "password",
     agentId,
   });
-  expect(signedIn.address).toMatch(LOOPBACK);
-  expect(signedIn.session).toMatch(/^[0-9a-f]{16}$/);
+  expect(signedIn!.address).toMatch(LOOPBACK);
+  expect(signedIn!.session).toMatch(/^[0-9a-f]{16}$/);
   const other = await signInPage();
-  const wrong = await logged(() => new SignInPage(other).signIn(agent.email, "senha-errada"));
-  expectLine(wrong, {
+  await logged(() => new SignInPage(other).signIn(agent.email, "senha-errada"), {
     event: "auth.sign_in",
     outcome: "failure",
     door: "password",
@@ -340,21 +348,22 @@ test("every security event is one log line naming the door, the account and the 
     reason: "invalid",
     emailHash: null,
   });
-  const nobody = await logged(() => new SignInPage(other).signIn("ninguem@example.com", "senha-errada"));
-  const unknown = expectLine(nobody, {
+  const [unknown] = await logged(() => new SignInPage(other).signIn("ninguem@example.com", "senha-errada"), {
     event: "auth.sign_in",
     outcome: "failure",
     agentId: null,
     reason: "invalid",
   });
-  expect(unknown.emailHash).toMatch(/^[0-9a-f]{16}$/);
+  expect(unknown!.emailHash).toMatch(/^[0-9a-f]{16}$/);
   const victim = { email: `e2e-${randomUUID().slice(0, 8)}@example.com`, password: "senha-de-teste-123" };
   await agentsCli(["add", "--email", victim.email, "--name", "Alvo", "--password", victim.password], cliEnv);
-  const guesses = await logged(async () => {
-    for (let guess = 0; guess < 5; guess++)
-      await new SignInPage(other).signIn(victim.email, `chute-${guess}`);
-  });
-  expectLine(guesses, { event: "auth.lockout", outcome: "failure", door: "password", reason: "account" });
+  await logged(
+    async () => {
+      for (let guess = 0; guess < 5; guess++)
+        await new SignInPage(other).signIn(victim.email, `chute-${guess}`);
+    },
+    { event: "auth.lockout", outcome: "failure", door: "password", reason: "account" },
+  );
 
   // Refused access: another agent's sale, a supervisor's page, a cross-site post, a forged cookie, no CSRF token.
   const sale = apiSale();
@@ -366,15 +375,13 @@ test("every security event is one log line naming the door, the account and the 
   const { submissionId } = (await sold.json()) as { submissionId: string };
   const otherAgent = await signedInThroughIdp(browser, IDP_USERS.karina);
   const karinaId = (await sessionOf(otherAgent.request))!.user!.id;
-  const foreignSale = await logged(() => otherAgent.goto(`/sales/${submissionId}`));
-  expectLine(foreignSale, {
+  await logged(() => otherAgent.goto(`/sales/${submissionId}`), {
     event: "access.refused",
     agentId: karinaId,
     reason: "other_agents_sale",
     submissionId,
   });
-  const supervisorPage = await logged(() => otherAgent.goto("/dashboard"));
-  expectLine(supervisorPage, {
+  await logged(() => otherAgent.goto("/dashboard"), {
     event: "access.refused",
     agentId: karinaId,
     reason: "supervisor_page",
@@ -425,68 +432,74 @@ test("every security event is one log line naming the door, the account and the 
   await desk.getByRole("button", { name: "Confirmar" }).click();
   await expect.poll(() => settlement).toBeDefined();
   await desk.context().close();
-  const replayed = await logged(() =>
-    fetch(settlement!.url, {
-      method: "POST",
-      headers: { ...settlement!.headers, cookie },
-      body: new Uint8Array(settlement!.body),
-      redirect: "manual",
-    }),
+  await logged(
+    () =>
+      fetch(settlement!.url, {
+        method: "POST",
+        headers: { ...settlement!.headers, cookie },
+        body: new Uint8Array(settlement!.body),
+        redirect: "manual",
+      }),
+    {
+      event: "access.refused",
+      agentId,
+      door: "password",
+      reason: "supervisor_action",
+      action: "settle",
+      submissionId: unknownSale,
+    },
   );
-  expectLine(replayed, {
-    event: "access.refused",
-    agentId,
-    door: "password",
-    reason: "supervisor_action",
-    action: "settle",
-    submissionId: unknownSale,
-  });
   // Nothing was settled: the agent's own page still reads it as to be confirmed.
   await page.goto(`/sales/${unknownSale}`);
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Venda a confirmar");
-  const crossSite = await logged(() =>
-    fetch(`${app.url}/api/sales`, {
-      method: "POST",
-      headers: {
-        cookie,
-        origin: "https://evil.example",
-        "content-type": "application/json",
-        "idempotency-key": randomUUID(),
-      },
-      body: JSON.stringify(apiSale()),
-    }),
+  await logged(
+    () =>
+      fetch(`${app.url}/api/sales`, {
+        method: "POST",
+        headers: {
+          cookie,
+          origin: "https://evil.example",
+          "content-type": "application/json",
+          "idempotency-key": randomUUID(),
+        },
+        body: JSON.stringify(apiSale()),
+      }),
+    { event: "access.refused", reason: "cross_site", path: "/api/sales" },
   );
-  expectLine(crossSite, { event: "access.refused", reason: "cross_site", path: "/api/sales" });
-  const forged = await logged(() =>
-    fetch(`${app.url}/sales`, {
-      headers: { cookie: "authjs.session-token=eyJhbGciOiJkaXIi.forged" },
-      redirect: "manual",
-    }),
+  await logged(
+    () =>
+      fetch(`${app.url}/sales`, {
+        headers: { cookie: "authjs.session-token=eyJhbGciOiJkaXIi.forged" },
+        redirect: "manual",
+      }),
+    { event: "access.refused", reason: "session_cookie_invalid", agentId: null },
   );
-  expectLine(forged, { event: "access.refused", reason: "session_cookie_invalid", agentId: null });
-  const noCsrf = await logged(() =>
-    fetch(`${app.url}/api/auth/callback/credentials`, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ email: agent.email, password: agent.password }).toString(),
-      redirect: "manual",
-    }),
+  await logged(
+    () =>
+      fetch(`${app.url}/api/auth/callback/credentials`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ email: agent.email, password: agent.password }).toString(),
+        redirect: "manual",
+      }),
+    { event: "access.refused", reason: "csrf" },
   );
-  expectLine(noCsrf, { event: "access.refused", reason: "csrf" });
 
   // A role the IdP changed, at the next sign-in through it.
   idp.setRoles(IDP_USERS.karina, ["supervisor-vendas"]);
-  const promoted = await logged(async () => {
-    const again = await signedInThroughIdp(browser, IDP_USERS.karina);
-    await again.context().close();
-  });
-  expectLine(promoted, {
-    event: "account.role_changed",
-    agentId: karinaId,
-    door: `oidc:${idp.issuer}`,
-    from: "agent",
-    to: "supervisor",
-  });
+  await logged(
+    async () => {
+      const again = await signedInThroughIdp(browser, IDP_USERS.karina);
+      await again.context().close();
+    },
+    {
+      event: "account.role_changed",
+      agentId: karinaId,
+      door: `oidc:${idp.issuer}`,
+      from: "agent",
+      to: "supervisor",
+    },
+  );
   await otherAgent.context().close();
 
   // Sessions ending: idle and 12 hours after sign-in (the clock moved in the database), sign-out, "everywhere".
@@ -504,10 +517,12 @@ test("every security event is one log line naming the door, the account and the 
     await database.query("update sessions set last_seen_at = now() - interval '2 hours' where id = $1", [
       live,
     ]);
-    const idle = await logged(() => page.goto("/sales"));
-    expect(expectLine(idle, { event: "auth.session_ended", agentId, reason: "idle" }).session).toBe(
-      signedIn.session,
-    );
+    const [idle] = await logged(() => page.goto("/sales"), {
+      event: "auth.session_ended",
+      agentId,
+      reason: "idle",
+    });
+    expect(idle!.session).toBe(signedIn!.session);
     await expect(page).toHaveURL(/\/sign-in/);
 
     await new SignInPage(page).signIn(agent.email, agent.password);
@@ -515,7 +530,7 @@ test("every security event is one log line naming the door, the account and the 
     await database.query("update sessions set created_at = now() - interval '13 hours' where id = $1", [
       longLived,
     ]);
-    expectLine(await logged(() => page.goto("/sales")), {
+    await logged(() => page.goto("/sales"), {
       event: "auth.session_ended",
       agentId,
       reason: "absolute",
@@ -527,13 +542,13 @@ test("every security event is one log line naming the door, the account and the 
   const elsewhere = await newPage(browser, app.url);
   await new SignInPage(elsewhere).goto();
   await new SignInPage(elsewhere).signIn(agent.email, agent.password);
-  const everywhere = await logged(() =>
-    elsewhere.getByRole("button", { name: "Sair de todos os dispositivos" }).click(),
+  await logged(
+    () => elsewhere.getByRole("button", { name: "Sair de todos os dispositivos" }).click(),
+    { event: "auth.session_ended", agentId, reason: "signed_out_elsewhere" },
+    { event: "auth.sign_out", agentId, reason: "signed_out" },
   );
-  expectLine(everywhere, { event: "auth.session_ended", agentId, reason: "signed_out_elsewhere" });
-  expectLine(everywhere, { event: "auth.sign_out", agentId, reason: "signed_out" });
   // The first browser's cookie, replayed after that: refused, and said once.
-  expectLine(await logged(() => page.goto("/sales")), {
+  await logged(() => page.goto("/sales"), {
     event: "access.refused",
     agentId,
     reason: "session_ended",
