@@ -1,7 +1,12 @@
 import "server-only";
 import { subscribe } from "node:diagnostics_channel";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import { databaseErrors, type DatabaseErrorMessage } from "@/lib/db/channels";
+import {
+  databaseErrors,
+  upkeepTasks,
+  type DatabaseErrorMessage,
+  type UpkeepTaskMessage,
+} from "@/lib/db/channels";
 import {
   tokenExchanges,
   upstreamRequests,
@@ -83,6 +88,13 @@ function createMetrics() {
       labelNames: ["class"] as const,
       registers,
     }),
+    databaseUpkeep: new Histogram({
+      name: "partner_sales_db_upkeep_seconds",
+      help: "The embedded database's upkeep (VACUUM, ANALYZE, merging GIN pending lists), by task: every request waits meanwhile.",
+      labelNames: ["task"] as const,
+      buckets: SECONDS_BUCKETS,
+      registers,
+    }),
     databaseUp: new Gauge({
       name: "partner_sales_database_up",
       help: "1 when the database answered the last scrape's query, 0 when it did not.",
@@ -95,9 +107,9 @@ type Metrics = ReturnType<typeof createMetrics>;
 
 /**
  * The provider's client publishes its requests and token exchanges (lib/partner-api/channels.ts), the database
- * connection its failures (lib/db/channels.ts).
+ * connection its failures and the embedded database's upkeep its tasks (lib/db/channels.ts).
  */
-function listen({ upstreamDuration, tokenExchanges: exchanges }: Metrics) {
+function listen({ upstreamDuration, tokenExchanges: exchanges, databaseUpkeep }: Metrics) {
   subscribe(upstreamRequests.name, (message) => {
     const { endpoint, statusClass, seconds } = message as UpstreamRequestMessage;
     upstreamDuration.observe({ endpoint, status_class: statusClass }, seconds);
@@ -106,6 +118,10 @@ function listen({ upstreamDuration, tokenExchanges: exchanges }: Metrics) {
     exchanges.inc({ result: (message as TokenExchangeMessage).result });
   });
   subscribe(databaseErrors.name, (message) => countDatabaseError((message as DatabaseErrorMessage).sqlState));
+  subscribe(upkeepTasks.name, (message) => {
+    const { task, seconds } = message as UpkeepTaskMessage;
+    databaseUpkeep.observe({ task }, seconds);
+  });
 }
 
 // One set per process: Next.js may load this module once per bundle (routes, actions, instrumentation). The

@@ -13,3 +13,14 @@ export interface DatabaseErrorMessage {
 
 /** Each failed connect or query. */
 export const databaseErrors = channel("partner-sales:database-error");
+
+/** What the embedded database's upkeep did (lib/db/upkeep.ts): every query of the process waited that long. */
+export type UpkeepTaskName = "vacuum" | "analyze" | "gin_clean_pending_list";
+
+export interface UpkeepTaskMessage {
+  task: UpkeepTaskName;
+  seconds: number;
+}
+
+/** Each upkeep task, once done. */
+export const upkeepTasks = channel("partner-sales:database-upkeep");

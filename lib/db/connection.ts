@@ -360,6 +360,7 @@ async function openPglite(
       extensions: PGLITE_EXTENSIONS,
       relaxedDurability: true,
     });
+    await client.exec("create extension if not exists pg_visibility");
     const db = drizzlePglite(client, { schema });
     await migratePglite(db, { migrationsFolder: MIGRATIONS });
     let socket: PGLiteSocketServer | undefined;
