@@ -3,12 +3,26 @@
 const DRAINING = Symbol.for("partner-sales.draining");
 const DRAIN_PLAN = Symbol.for("partner-sales.drain-plan");
 const BEFORE_EXIT_HOOKS = Symbol.for("partner-sales.before-exit-hooks");
+const CLOSE_AT_EXIT_HOOKS = Symbol.for("partner-sales.close-at-exit-hooks");
+const STARTING = Symbol.for("partner-sales.starting");
 
 const registry = globalThis as Record<symbol, unknown>;
 
 /** Whether the process got SIGTERM and is finishing its requests in flight (readiness answers 503). */
 export function isDraining(): boolean {
   return registry[DRAINING] === true;
+}
+
+/**
+ * Whether the server is still getting ready (the database opening, or recovering after an unclean stop; its first
+ * upkeep): readiness answers 503 `starting` meanwhile, so `npm start` and load balancers wait instead of giving up.
+ */
+export function isStarting(): boolean {
+  return registry[STARTING] === true;
+}
+
+export function setStarting(starting: boolean): void {
+  registry[STARTING] = starting;
 }
 
 /**
@@ -34,4 +48,12 @@ export function publishDrainPlan(plan: { delayMs: number; limitMs: number }): vo
  */
 export function beforeExit(hook: () => Promise<unknown>): void {
   ((registry[BEFORE_EXIT_HOOKS] as (() => Promise<unknown>)[] | undefined) ??= []).push(hook);
+}
+
+/**
+ * What the process closes last, after every `beforeExit` hook (they may still write to it): the database, so that
+ * the embedded one is checkpointed and the next start replays no write-ahead log.
+ */
+export function closeAtExit(hook: () => Promise<unknown>): void {
+  ((registry[CLOSE_AT_EXIT_HOOKS] as (() => Promise<unknown>)[] | undefined) ??= []).push(hook);
 }

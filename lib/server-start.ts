@@ -3,14 +3,15 @@ import { SYSTEM_DOOR } from "./auth/doors";
 import { seedDemoAccounts } from "./auth/demo-accounts";
 import { runRetention } from "./customers/retention";
 import { ConfigError, type Config } from "./config/parse";
-import { getDb } from "./db";
+import { closeDb, getDb } from "./db";
 import type { Database } from "./db/connection";
 import { chainHead } from "./db/queries/audit-events";
+import { startUpkeep, type UpkeepSchedule } from "./db/upkeep";
 import { accountsToReview } from "./db/queries/identities";
 import { markStalePendingUnknown } from "./db/queries/sales";
 import { deferredSubmissionIds, writeDeferredOutcomes } from "./sales/outcome-outbox";
 import { getConfig } from "./env";
-import { beforeExit, publishDrainPlan, saleDeadlineMs } from "./lifecycle";
+import { beforeExit, closeAtExit, publishDrainPlan, saleDeadlineMs, setStarting } from "./lifecycle";
 import { log } from "./log";
 import { metrics } from "./metrics";
 import { partnerApi } from "./partner-api";
@@ -32,7 +33,7 @@ function repeat(task: () => Promise<void>, everyMs: number, failure: string): vo
  * Customer-data retention, at start and hourly after (lib/customers/retention.ts). With retention off, the run
  * still carries out erasure requests that waited for their sale to be settled.
  */
-function scheduleRetention(db: Database, config: Config): void {
+function scheduleRetention(db: Database, config: Config, upkeep: UpkeepSchedule): void {
   const days = config.customerDataRetentionDays;
   if (days === null) {
     log.warn("customers.retention_off", {
@@ -43,7 +44,11 @@ function scheduleRetention(db: Database, config: Config): void {
   }
   const run = async () => {
     const result = await runRetention(db, { retentionDays: days, actor: RETENTION_ACTOR });
-    if (result.expired + result.requested > 0) log.info("customers.retention_erased", { ...result });
+    if (result.expired + result.requested > 0) {
+      log.info("customers.retention_erased", { ...result });
+      // Erased rows leave old versions and stale statistics behind: the upkeep looks at once, not in ten minutes.
+      void upkeep.request("retention");
+    }
   };
   repeat(run, RETENTION_EVERY_MS, "customers.retention_failed");
 }
@@ -82,7 +87,57 @@ function stop(message: string): never {
   process.exit(1);
 }
 
-/** Runs once when the Next.js server boots: configuration, database and upstream are checked before traffic. */
+const OPENING_PROGRESS_EVERY_MS = 5_000;
+
+/**
+ * The database, with a line every few seconds while it is not there yet: after an unclean stop the embedded one
+ * replays its write-ahead log first (minutes, at a large one), and the operator sees it is busy, not hung.
+ */
+async function openDatabaseSaying(): Promise<Database> {
+  const started = performance.now();
+  const progress = setInterval(
+    () => log.info("db.opening", { seconds: Math.round((performance.now() - started) / 1000) }),
+    OPENING_PROGRESS_EVERY_MS,
+  );
+  try {
+    return await getDb();
+  } finally {
+    clearInterval(progress);
+  }
+}
+
+/**
+ * Everything the server needs from its database before it is ready, meanwhile readiness answers `starting`: the
+ * embedded database's first upkeep among it (statistics for a ledger that has none: seconds at a million sales,
+ * every request held meanwhile).
+ */
+async function prepareDatabase(config: Config): Promise<UpkeepSchedule> {
+  const db = await openDatabaseSaying();
+  if (config.mode === "sandbox") await seedDemoAccounts(db);
+  // Sales left pending by a process that stopped mid-call may exist upstream: a supervisor checks them.
+  const orphanAfterMs = saleDeadlineMs(config.partnerApi.timeoutMs);
+  const sweep = async () => {
+    const interrupted = await markStalePendingUnknown(db, orphanAfterMs, deferredSubmissionIds());
+    if (interrupted > 0) log.warn("sales.interrupted_marked_unknown", { count: interrupted });
+  };
+  await sweep();
+  setInterval(
+    () => void sweep().catch((error) => log.error("sales.sweep_failed", { error })),
+    orphanAfterMs,
+  ).unref();
+  const upkeep = await startUpkeep(db);
+  scheduleRetention(db, config, upkeep);
+  // A line for the operator: its failure must not stop the start.
+  await reportAccountsToReview(db).catch((error) => log.error("identity.review_failed", { error }));
+  scheduleChainHeadLog(db);
+  return upkeep;
+}
+
+/**
+ * Runs once when the Next.js server boots: configuration is checked before anything listens; the database opens
+ * behind a readiness that answers `starting` (lib/lifecycle.ts), so a long recovery is waited for, not mistaken
+ * for a dead server.
+ */
 export async function startServer(): Promise<void> {
   let config;
   try {
@@ -109,30 +164,27 @@ export async function startServer(): Promise<void> {
 
   // Listening before the first request to the provider (the warm-up below): see lib/metrics.ts.
   metrics();
-  try {
-    const db = await getDb();
-    if (config.mode === "sandbox") await seedDemoAccounts(db);
-    // Sales left pending by a process that stopped mid-call may exist upstream: a supervisor checks them.
-    const orphanAfterMs = saleDeadlineMs(config.partnerApi.timeoutMs);
-    publishDrainPlan({ delayMs: config.drainDelayMs, limitMs: orphanAfterMs });
-    beforeExit(writeDeferredOutcomes);
-    const sweep = async () => {
-      const interrupted = await markStalePendingUnknown(db, orphanAfterMs, deferredSubmissionIds());
-      if (interrupted > 0) log.warn("sales.interrupted_marked_unknown", { count: interrupted });
-    };
-    await sweep();
-    setInterval(
-      () => void sweep().catch((error) => log.error("sales.sweep_failed", { error })),
-      orphanAfterMs,
-    ).unref();
-    scheduleRetention(db, config);
-    // A line for the operator: its failure must not stop the start.
-    await reportAccountsToReview(db).catch((error) => log.error("identity.review_failed", { error }));
-    scheduleChainHeadLog(db);
-  } catch (error) {
-    stop(`Database error: ${error instanceof Error ? error.message : String(error)}`);
-  }
-
-  // A wrong credential shows up in the operator's log at deploy time, not at the first customer's sale.
-  void partnerApi().warmUp();
+  publishDrainPlan({
+    delayMs: config.drainDelayMs,
+    limitMs: saleDeadlineMs(config.partnerApi.timeoutMs),
+  });
+  beforeExit(writeDeferredOutcomes);
+  let upkeep: UpkeepSchedule | undefined;
+  closeAtExit(async () => {
+    // A VACUUM under way finishes its table first: the database is closed between two statements, not in one.
+    await upkeep?.stop();
+    await closeDb();
+  });
+  setStarting(true);
+  const started = performance.now();
+  void prepareDatabase(config).then(
+    (schedule) => {
+      upkeep = schedule;
+      setStarting(false);
+      log.info("server.ready", { ms: Math.round(performance.now() - started) });
+      // A wrong credential shows up in the operator's log at deploy time, not at the first customer's sale.
+      void partnerApi().warmUp();
+    },
+    (error: unknown) => stop(`Database error: ${error instanceof Error ? error.message : String(error)}`),
+  );
 }

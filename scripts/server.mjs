@@ -7,7 +7,9 @@
  * request: its right-most entry is always the machine that opened the connection, and lib/http/forwarded.ts
  * walks left from there through the proxies TRUSTED_PROXIES names.
  *
- *   node scripts/server.mjs [--port 3000] [--hostname 127.0.0.1]
+ *   node scripts/server.mjs [--port 3000] [--hostname 127.0.0.1] [--exit-with-parent]
+ *
+ * --exit-with-parent: the process that started this one (npm start) going away is a stop, as SIGTERM is.
  */
 import { createServer } from "node:http";
 import { join } from "node:path";
@@ -20,7 +22,11 @@ process.env.NEXT_RUNTIME = "nodejs";
 const { default: next } = await import("next");
 
 const { values } = parseArgs({
-  options: { port: { type: "string" }, hostname: { type: "string" } },
+  options: {
+    port: { type: "string" },
+    hostname: { type: "string" },
+    "exit-with-parent": { type: "boolean" },
+  },
   strict: true,
 });
 const port = Number(values.port ?? process.env.PORT ?? 3000);
@@ -78,8 +84,11 @@ server.listen(port, hostname, () => {
   console.log(`Partner Sales listening on http://${hostname ?? "localhost"}:${port}`);
 });
 
+let outputClosed = false;
+
 /** One JSON log line, as lib/log.ts writes them (the console is captured by the app once it starts). */
 function logLine(/** @type {"info" | "error"} */ level, /** @type {string} */ event, fields = {}) {
+  if (outputClosed) return;
   const line = JSON.stringify({ time: new Date().toISOString(), level, service: "app", event, ...fields });
   (level === "error" ? process.stderr : process.stdout).write(`${line}\n`);
 }
@@ -94,31 +103,70 @@ function logLine(/** @type {"info" | "error"} */ level, /** @type {string} */ ev
  * `pending`, is what another instance's sweep marks `unknown` for a supervisor.
  */
 const DRAINING = Symbol.for("partner-sales.draining");
-function drain(/** @type {NodeJS.Signals} */ signal) {
+
+/** Runs the hooks the app registered under `name` (lib/lifecycle.ts), all at once, for `limitMs` at most. */
+async function runHooks(/** @type {string} */ name, /** @type {number} */ limitMs) {
+  const hooks = globalThis[Symbol.for(name)] ?? [];
+  let timer;
+  await Promise.race([
+    Promise.allSettled(hooks.map((/** @type {() => Promise<unknown>} */ run) => run())),
+    new Promise((resolve) => (timer = setTimeout(resolve, limitMs))),
+  ]);
+  clearTimeout(timer);
+}
+
+/**
+ * The end: held outcomes written and queued traces sent (beforeExit, five seconds at most), then the database
+ * closed (closeAtExit): the embedded one checkpoints, so the next start replays nothing.
+ */
+async function exitAfterHooks(/** @type {number} */ code, /** @type {number} */ hooksMs) {
+  await runHooks("partner-sales.before-exit-hooks", hooksMs);
+  const started = Date.now();
+  await runHooks("partner-sales.close-at-exit-hooks", 10_000);
+  logLine("info", "server.closed", { ms: Date.now() - started });
+  process.exit(code);
+}
+
+/** Why the server stops: a signal, its parent gone (--exit-with-parent), or its output closed under it. */
+function drain(/** @type {NodeJS.Signals | "parent_exited" | "output_closed"} */ cause) {
   if (globalThis[DRAINING]) return;
   globalThis[DRAINING] = true;
   // Before the app has published its plan: the sale deadline at the default upstream timeout (15 s).
   const { delayMs = 0, limitMs = 65_000 } = globalThis[Symbol.for("partner-sales.drain-plan")] ?? {};
   const started = Date.now();
-  logLine("info", "server.draining", { signal, delayMs, limitMs });
+  logLine("info", "server.draining", { signal: cause, delayMs, limitMs });
   setTimeout(() => {
-    stopListening(async () => {
+    stopListening(() => {
       logLine("info", "server.drained", { ms: Date.now() - started });
-      // Held outcomes written, queued traces sent (lib/lifecycle.ts: beforeExit), five seconds at most.
-      const hooks = globalThis[Symbol.for("partner-sales.before-exit-hooks")] ?? [];
-      await Promise.race([
-        Promise.allSettled(hooks.map((/** @type {() => Promise<unknown>} */ run) => run())),
-        new Promise((resolve) => setTimeout(resolve, 5_000)),
-      ]);
-      process.exit(0);
+      void exitAfterHooks(0, 5_000);
     });
   }, delayMs);
   setTimeout(() => {
     logLine("error", "server.drain_cut", { ms: Date.now() - started });
-    process.exit(1);
+    void exitAfterHooks(1, 1_000);
   }, delayMs + limitMs).unref();
 }
 // Every time, not once: a signal to the whole process group (systemd's default stop, `kill -- -PGID`) reaches this
 // process and `npm start`'s, which passes it on; a second SIGTERM with no handler would end the drain at once.
 process.on("SIGTERM", drain);
 process.on("SIGINT", drain);
+// The terminal that ran `npm start` closed.
+process.on("SIGHUP", drain);
+
+// A pipe whose reader is gone (npm start killed): every write fails with EPIPE, and an unhandled one would be
+// reported through the console to the same pipe, again and again. The server stops instead, writing nothing more.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (/** @type {NodeJS.ErrnoException} */ error) => {
+    if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+    outputClosed = true;
+    drain("output_closed");
+  });
+}
+
+if (values["exit-with-parent"]) {
+  const parent = process.ppid;
+  // An orphan is adopted by init (or a subreaper): its parent's pid changes. Polled, since nothing signals it.
+  setInterval(() => {
+    if (process.ppid !== parent) drain("parent_exited");
+  }, 500).unref();
+}

@@ -1,9 +1,10 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { clusterState } from "@/lib/db/pglite-control";
 import { startSandbox } from "@/sandbox/test-support";
 
 const root = join(import.meta.dirname, "..");
@@ -87,6 +88,9 @@ describe("npm start", () => {
     // Stopped as a service manager stops it, the app still drains, and its last lines are not lost.
     expect(output).toContain('"event":"server.draining"');
     expect(output).toContain('"event":"server.drained"');
+    // The embedded database was closed, checkpointed: the next start replays nothing.
+    expect(output).toContain('"event":"server.closed"');
+    expect(clusterState(join(app.env.DATA_DIR, "pglite"))).toBe("shut down");
     const logLines = output.split("\n").filter((line) => line.startsWith("{"));
     expect(logLines.some((line) => line.includes('"event":"partner_api.token_issued"'))).toBe(true);
     expect(output).not.toContain(secret);
@@ -127,6 +131,95 @@ describe("npm start", () => {
     }
   }, 240_000);
 });
+
+describe("npm start, stopped the hard way", () => {
+  it("killed with SIGKILL, leaves no process behind, and its server closes the database first", async () => {
+    const [port, sandboxPort] = [await freePort(), await freePort()];
+    const dataDir = mkdtempSync(join(tmpdir(), "partner-sales-kill-"));
+    // npm itself, as a person runs it: SIGKILL reaches npm alone, never the processes it started.
+    const npm = spawn("npm", ["start", "--silent"], {
+      cwd: root,
+      env: { ...process.env, ...appEnv(port, sandboxPort, dataDir) },
+      detached: true,
+    });
+    const output = collect(npm);
+    try {
+      await until(() => output().includes("Press Ctrl-C to stop."), "the banner");
+
+      process.kill(npm.pid!, "SIGKILL");
+      await until(() => !groupAlive(npm.pid!), "every process of npm start to exit", 120_000);
+      expect(clusterState(join(dataDir, "pglite"))).toBe("shut down");
+      expect(await fetch(`http://127.0.0.1:${port}/api/health`).catch(() => "refused")).toBe("refused");
+    } finally {
+      if (groupAlive(npm.pid!)) process.kill(-npm.pid!, "SIGKILL");
+    }
+  }, 240_000);
+
+  it("whose output pipe is gone, drains and closes instead of failing every write", async () => {
+    const [port, sandboxPort] = [await freePort(), await freePort()];
+    const dataDir = mkdtempSync(join(tmpdir(), "partner-sales-epipe-"));
+    const server = spawn(process.execPath, ["scripts/server.mjs", "--port", String(port)], {
+      cwd: root,
+      env: { ...process.env, ...appEnv(port, sandboxPort, dataDir), NEXT_TELEMETRY_DISABLED: "1" },
+    });
+    const exited = new Promise<number | null>((resolve) => server.on("exit", resolve));
+    collect(server);
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      await until(
+        async () => (await fetch(`${url}/api/health`).catch(() => undefined))?.status === 200,
+        "readiness",
+      );
+
+      // The reader of its output goes away (npm start killed); the next line it writes meets EPIPE.
+      server.stdout.destroy();
+      server.stderr.destroy();
+      await fetch(`${url}/sales`, { headers: { cookie: "authjs.session-token=forged" }, redirect: "manual" });
+      expect(await exited).toBe(0);
+      expect(clusterState(join(dataDir, "pglite"))).toBe("shut down");
+    } finally {
+      // Without its handlers it would spin on the broken pipe for ever: not past this test.
+      if (server.exitCode === null) server.kill("SIGKILL");
+    }
+  }, 240_000);
+});
+
+function appEnv(port: number, sandboxPort: number, dataDir: string): Record<string, string> {
+  return {
+    PARTNER_API_BASE_URL: "",
+    DATABASE_URL: "",
+    PORT: String(port),
+    SANDBOX_PORT: String(sandboxPort),
+    DATA_DIR: dataDir,
+    AUTH_URL: `http://localhost:${port}`,
+  };
+}
+
+function collect(child: ChildProcess): () => string {
+  let output = "";
+  child.stdout?.on("data", (chunk) => (output += chunk));
+  child.stderr?.on("data", (chunk) => (output += chunk));
+  return () => output;
+}
+
+/** Whether any process of the group led by `pid` is still there. */
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `condition` until it holds; a bound, not a measurement: failing means it never happened. */
+async function until(condition: () => boolean | Promise<boolean>, what: string, limitMs = 180_000) {
+  const deadline = Date.now() + limitMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`Waited ${limitMs / 1000} s for ${what}.`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
 
 const METRICS_TOKEN = "start-test-metrics-token-0123456789abcdef";
 

@@ -29,14 +29,24 @@ function loadConfig(): Config {
   }
 }
 
-async function waitUntilHealthy(url: string, isAlive: () => boolean): Promise<boolean> {
-  const deadline = Date.now() + 120_000;
+/** How long the app may go without answering `starting` (or anything) before the start gives up. */
+const SILENCE_LIMIT_MS = 120_000;
+
+/**
+ * Waits for readiness. An app that says `starting` (its database opening, or replaying its write-ahead log after
+ * a crash: minutes at a large one) is waited for as long as it says so; one that does not answer, or answers
+ * anything else, for two minutes.
+ */
+async function waitUntilReady(url: string, isAlive: () => boolean): Promise<boolean> {
+  let deadline = Date.now() + SILENCE_LIMIT_MS;
   while (Date.now() < deadline && isAlive()) {
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
       if (response.ok) return true;
+      const { status } = (await response.json().catch(() => ({}))) as { status?: string };
+      if (status === "starting") deadline = Date.now() + SILENCE_LIMIT_MS;
     } catch {
-      // not listening yet
+      // not listening yet, or busy (a VACUUM holds the embedded database's thread for seconds)
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
@@ -75,15 +85,19 @@ async function main() {
   }
 
   // Next.js behind our first hop, which records each connection's peer (scripts/server.mjs).
-  const app = spawn(process.execPath, [join(root, "scripts/server.mjs"), "--port", String(config.port)], {
-    cwd: root,
-    stdio: ["inherit", "pipe", "pipe"],
-    env: {
-      ...process.env,
-      NEXT_TELEMETRY_DISABLED: "1",
-      NODE_OPTIONS: appNodeOptions(process.env.NODE_OPTIONS),
+  const app = spawn(
+    process.execPath,
+    [join(root, "scripts/server.mjs"), "--port", String(config.port), "--exit-with-parent"],
+    {
+      cwd: root,
+      stdio: ["inherit", "pipe", "pipe"],
+      env: {
+        ...process.env,
+        NEXT_TELEMETRY_DISABLED: "1",
+        NODE_OPTIONS: appNodeOptions(process.env.NODE_OPTIONS),
+      },
     },
-  });
+  );
   const appOutput = jsonLines("info", writer(process.stdout));
   const appErrors = jsonLines("error", writer(process.stderr));
   app.stdout.on("data", (chunk: Buffer) => appOutput.push(chunk));
@@ -128,10 +142,20 @@ async function main() {
   });
   process.on("SIGINT", () => void stop(0));
   process.on("SIGTERM", () => void stop(0));
+  process.on("SIGHUP", () => void stop(0));
+  // npm killed (SIGKILL never reaches this process): the app is stopped too, not left running as an orphan. The
+  // npm script execs this process, so its parent is npm itself.
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && void stop(1), 500).unref();
+  // The terminal or the pipe we write to is gone: stop, rather than fail every write.
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => void stop(1));
 
   const appUrl = `http://localhost:${config.port}`;
-  if (!(await waitUntilHealthy(`${appUrl}/api/health`, () => appRunning))) {
-    if (appRunning) fail(`The app did not become healthy on ${appUrl}.`);
+  if (!(await waitUntilReady(`${appUrl}/api/health`, () => appRunning))) {
+    if (appRunning) {
+      process.stderr.write(`The app did not become ready on ${appUrl}: stopping it.\n`);
+      await stop(1);
+    }
     return;
   }
   const lines = [

@@ -14,6 +14,7 @@ import { log } from "@/lib/log";
 import { databaseErrors, type DatabaseErrorMessage } from "./channels";
 import { acquireDataDirLock } from "./data-dir-lock";
 import { grantAppRole, ownsAuditTrail } from "./grants";
+import { clusterState } from "./pglite-control";
 import { PGLITE_EXTENSIONS } from "./pglite-extensions";
 import * as schema from "./schema";
 
@@ -281,7 +282,12 @@ async function openThroughSocket(dataDir: string, holderPid: number): Promise<Da
 // inside PGlite's heap, would be most of the server's memory. 16 MB still holds every page this app reads often.
 const PGLITE_SETTINGS = { postgresqlconf: ["shared_buffers=16MB"] };
 
-function createPgliteInChildProcess(path: string): Promise<void> {
+/**
+ * Opens the embedded database in `path` and closes it cleanly, in a short-lived child process: creating it
+ * (initdb), or replaying the write-ahead log an unclean stop left. Both run inside one WebAssembly call that would
+ * hold this process's event loop (no readiness answer, no progress line) and take its heap to hundreds of MB.
+ */
+function openAndCloseInChildProcess(path: string, purpose: "create" | "recover"): Promise<void> {
   const script =
     'const { PGlite } = await import("@electric-sql/pglite");' +
     "const db = await PGlite.create(process.argv[1], JSON.parse(process.argv[2]));" +
@@ -299,7 +305,8 @@ function createPgliteInChildProcess(path: string): Promise<void> {
       if (code === 0) resolve();
       else {
         const last = stderr.trim().split("\n").at(-1) ?? "";
-        reject(new Error(`Creating the embedded database failed (${signal ?? `exit ${code}`}): ${last}`));
+        const what = purpose === "create" ? "Creating" : "Recovering";
+        reject(new Error(`${what} the embedded database failed (${signal ?? `exit ${code}`}): ${last}`));
       }
     });
   });
@@ -352,7 +359,17 @@ async function openPglite(
   }
   try {
     const path = join(dataDir, "pglite");
-    if (initdbInChildProcess && !existsSync(join(path, "PG_VERSION"))) await createPgliteInChildProcess(path);
+    if (initdbInChildProcess) {
+      const state = clusterState(path);
+      if (state === null) await openAndCloseInChildProcess(path, "create");
+      else if (state !== "shut down") {
+        // The last process did not close it (a crash, SIGKILL): its write-ahead log is replayed first.
+        log.warn("db.recovering", { state });
+        const started = performance.now();
+        await openAndCloseInChildProcess(path, "recover");
+        log.info("db.recovered", { ms: Math.round(performance.now() - started) });
+      }
+    }
     // On the Node file system PGlite writes straight to the files and its sync step does nothing, so not waiting
     // for that step changes no guarantee and saves a queue hop on every query.
     const client = await PGlite.create(path, {

@@ -5,10 +5,15 @@ import { countDaysIn } from "./queries/sale-day-counts";
 
 export type { Database } from "./connection";
 
-const holder = globalThis as { __partnerSalesDatabase?: Promise<DatabaseHandle> };
+const holder = globalThis as {
+  __partnerSalesDatabase?: Promise<DatabaseHandle>;
+  __partnerSalesDbClosed?: boolean;
+};
 
 /** The app's database, opened and migrated once per process. */
 export async function getDb(): Promise<Database> {
+  // Closed at exit: a late caller must not open the database again behind the checkpoint.
+  if (holder.__partnerSalesDbClosed) throw new Error("The database is closed: the server is stopping.");
   const { databaseUrl, databaseMigrationUrl, dataDir, timeZone } = getConfig();
   holder.__partnerSalesDatabase ??= openDatabase({
     databaseUrl,
@@ -27,4 +32,17 @@ export async function getDb(): Promise<Database> {
     holder.__partnerSalesDatabase = undefined;
     throw error;
   }
+}
+
+/**
+ * Closes the app's database once the server is done with it (lib/lifecycle.ts: closeAtExit). The embedded one
+ * is checkpointed, its control file says "shut down", and the next start has no write-ahead log to replay.
+ */
+export async function closeDb(): Promise<void> {
+  holder.__partnerSalesDbClosed = true;
+  const opening = holder.__partnerSalesDatabase;
+  holder.__partnerSalesDatabase = undefined;
+  if (!opening) return;
+  const handle = await opening.catch(() => undefined);
+  await handle?.close();
 }
