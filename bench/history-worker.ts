@@ -1,291 +1,223 @@
 import { randomUUID } from "node:crypto";
-import { sql } from "drizzle-orm";
-import { getDb } from "../lib/db";
-import { countDaysIn } from "../lib/db/queries/sale-day-counts";
-import { sales } from "../lib/db/schema";
-import { readDashboard } from "../lib/dal/dashboard";
-import { exportVisibleSales } from "../lib/dal/sales-export";
-import { readHistoryPage } from "../lib/dal/sales-history";
-import type { SessionAgent } from "../lib/dal/session";
-import { formatCpf } from "../lib/format";
-import { parseHistoryView } from "../lib/sales/history-filter";
-import { newProtocol } from "../lib/sales/protocol";
-import { percentile } from "./lib/stats";
+import { userInfo } from "node:os";
+import { hashPassword } from "../lib/auth/password";
+import { pgliteConnection, postgresConnection, type Connection } from "./lib/ledger-connections";
+import { customer, seededRandom } from "./lib/ledger-customers";
+import type { ImportFigures } from "./lib/ledger-import";
+import {
+  literal,
+  plannedSales,
+  PREPARE_STATEMENTS,
+  saleTransactions,
+  type OutcomeTemplate,
+} from "./lib/ledger-writes";
 
-// One database's half of `bench/history.ts`, in its own process (run with --conditions=react-server, so the app's
-// server-only modules load): the app's configuration comes from the environment the parent sets (DATABASE_URL or
-// DATA_DIR), the ledger is generated in bulk, and the pages' data functions are timed as the server runs them.
+// bench/history.ts's import, in a process of its own (run with --conditions=react-server, so the app's server-only
+// modules load): the real sales already in the ledger (made through the running app, now stopped) are multiplied
+// to BENCH_HISTORY_SALES over 18 months and 200 agents, each written as the app writes a sale. PGlite's DATA_DIR is
+// opened with the app's own connection module; PostgreSQL (DATABASE_URL) through several connections at once. It
+// prints one JSON line: how long it took, and what the bench looks for.
 const SALES = Number(process.env.BENCH_HISTORY_SALES ?? 1_000_000);
 const AGENTS = 200;
-const DAYS = 548; // 18 months
-const RUNS = Number(process.env.BENCH_HISTORY_RUNS ?? 30);
-const EXPORT_RUNS = 3;
-const log = (message: string) => console.error(`  [${process.env.BENCH_HISTORY_NAME}] ${message}`);
+const DAYS = 548;
+/** Sales per round trip: their transactions travel together, each still committed on its own. */
+const SALES_PER_ROUND_TRIP = 50;
+const POSTGRES_CONNECTIONS = Number(process.env.BENCH_HISTORY_CONNECTIONS ?? 4);
+const log = (message: string) => console.error(`  [import] ${message}`);
 
-const FIRST_NAMES = [
-  "João",
-  "Maria",
-  "José",
-  "Ana",
-  "Antônio",
-  "Francisca",
-  "Carlos",
-  "Luíza",
-  "Paulo",
-  "Márcia",
-  "Pedro",
-  "Adriana",
-  "Lucas",
-  "Juliana",
-  "Luiz",
-  "Patrícia",
-  "Marcos",
-  "Aline",
-  "Rafael",
-  "Fernanda",
-];
-const SURNAMES = [
-  "Silva",
-  "Santos",
-  "Oliveira",
-  "Souza",
-  "Conceição",
-  "Araújo",
-  "Gonçalves",
-  "Pereira",
-  "Lima",
-  "Gomes",
-  "Ribeiro",
-  "Carvalho",
-  "Almeida",
-  "Lopes",
-  "Soares",
-  "Fernandes",
-  "Vieira",
-  "Barbosa",
-  "Rocha",
-  "Dias",
-  "Nascimento",
-  "Andrade",
-  "Moreira",
-  "Nunes",
-  "Marques",
-  "Machado",
-  "Mendes",
-  "Freitas",
-  "Cardoso",
-  "Ramos",
-];
-/** The rows of `db.execute` (node-postgres and PGlite both answer `{ rows }`). */
-const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
-const sqlArray = (values: string[]) => sql.raw(`array[${values.map((value) => `'${value}'`).join(",")}]`);
-
-/** 1,000,000 sales over 18 months and 200 agents, straight into the tables (indexes built once, after). */
-async function generate() {
-  const db = await getDb();
-  const [{ existing }] = rowsOf<{ existing: number }>(
-    await db.execute(sql`select count(*)::int as existing from ${sales}`),
-  ) as [{ existing: number }];
-  if (existing >= SALES) return log(`ledger already holds ${existing} sales`);
-  const started = Date.now();
-  await db.execute(sql`
-    insert into agents (email, name, role)
-    select 'agente' || n || '@bench.example', 'Agente ' || n, 'agent' from generate_series(1, ${AGENTS}) n
-    on conflict do nothing`);
-  const indexes = rowsOf<{ indexname: string; indexdef: string }>(
-    await db.execute(sql`
-      select indexname, indexdef from pg_indexes
-      where tablename = 'sales' and indexname not in ('sales_pkey', 'sales_protocol_key')`),
-  );
-  for (const { indexname } of indexes) await db.execute(sql.raw(`drop index "${indexname}"`));
-  await db.execute(sql`alter table ${sales} disable trigger user`);
-  const chunk = 100_000;
-  for (let start = 1; start <= SALES; start += chunk) {
-    const end = Math.min(SALES, start + chunk - 1);
-    // Newest first by g; statuses as a call center sees them: unknown only among the last month's, not yet settled.
-    await db.execute(sql`
-      with agent as (select id, row_number() over (order by email) as n from agents where email like '%@bench.example')
-      insert into sales (submission_id, protocol, agent_id, status, request, created_at, updated_at, upstream_status, upstream_message)
-      select gen_random_uuid(), 'B' || lpad(g::text, 9, '0'), agent.id,
-        (case when g % 100 < 85 then 'accepted' when g % 100 < 92 then 'rejected' when g % 100 < 96 then 'failed'
-              when g < ${Math.floor((SALES / DAYS) * 30)} then 'unknown' else 'accepted' end)::sale_status,
-        jsonb_build_object(
-          'customerDocument', lpad((g::bigint * 7919 % 99999999999)::text, 11, '0'),
-          'customerName', first_name || ' ' || middle || ' ' || last_name,
-          'customerEmail', lower(sales_fold(first_name)) || '.' || g || '@exemplo.com.br',
-          'customerPhone', (11 + g % 80)::text || '9' || lpad((g % 100000000)::text, 8, '0'),
-          'planId', '3f6c1a52-8d4e-4b7a-9c21-5e0f7a9d2b14',
-          'externalId', 'CRM-' || g),
-        created, created, 200, 'Partner sale registered.'
-      from generate_series(${start}::int, ${end}::int) g
-      cross join lateral (select
-        (${sqlArray(FIRST_NAMES)})[1 + g % ${FIRST_NAMES.length}] as first_name,
-        (${sqlArray(SURNAMES)})[1 + (g / 7) % ${SURNAMES.length}] as middle,
-        (${sqlArray(SURNAMES)})[1 + (g / 211) % ${SURNAMES.length}] as last_name,
-        now() - g * ${(DAYS * 86_400) / SALES}::float8 * interval '1 second' - (g % 17) * interval '1 second' as created) v
-      join agent on agent.n = 1 + (g * 7) % ${AGENTS}`);
-    log(`${end} sales written (${Math.round((Date.now() - started) / 1000)} s)`);
-  }
-  await db.execute(sql`alter table ${sales} enable trigger user`);
-  for (const { indexname, indexdef } of indexes) {
-    const at = Date.now();
-    await db.execute(sql.raw(indexdef));
-    log(`${indexname} built in ${Math.round((Date.now() - at) / 1000)} s`);
-  }
-  // The trigger was off: the day counts are recounted as a change of zone would.
-  await db.execute(sql`update sale_counts_zone set time_zone = 'UTC'`);
-  await countDaysIn(db, process.env.APP_TIME_ZONE ?? "America/Sao_Paulo");
-  await db.execute(sql`vacuum analyze`);
-  log(`ledger of ${SALES} sales ready in ${Math.round((Date.now() - started) / 1000)} s`);
+interface TemplateRow {
+  submission_id: string;
+  protocol: string;
+  status: string;
+  request: Record<string, string>;
+  upstream_status: number | null;
+  upstream_message: string | null;
+  outcome_detail: string | null;
+  rejected_fields: string[] | null;
 }
 
-async function time(runs: number, task: () => Promise<unknown>, warmUps = 3) {
-  for (let warm = 0; warm < warmUps; warm++) await task();
-  const timings: number[] = [];
-  for (let run = 0; run < runs; run++) {
-    const started = performance.now();
-    await task();
-    timings.push(performance.now() - started);
+async function readRealSales(connection: Connection): Promise<TemplateRow[]> {
+  const rows = await connection.rows<TemplateRow>(`
+    select submission_id, protocol, status, request, upstream_status, upstream_message, outcome_detail, rejected_fields
+    from sales order by created_at`);
+  if (rows.length === 0 || rows.some((row) => row.status === "pending")) {
+    throw new Error("The ledger should hold the real sales, every one with its outcome.");
   }
-  timings.sort((a, b) => a - b);
-  return { p50Ms: percentile(timings, 50), p95Ms: percentile(timings, 95) };
+  return rows;
+}
+
+/** The agents as the operator's CLI adds them (`npm run agents -- add`): the account, then its audit event. */
+async function addAgents(connection: Connection): Promise<string[]> {
+  // The CLI hashes each password; one hash for all saves 200 argon2 runs and changes nothing the pages read.
+  const passwordHash = await hashPassword(randomUUID());
+  const random = seededRandom(AGENTS);
+  const operator = `cli:${userInfo().username}`;
+  const ids: string[] = [];
+  const statements: string[] = [];
+  for (let number = 1; number <= AGENTS; number++) {
+    const id = randomUUID();
+    const email = `agente${number}@central.example`;
+    ids.push(id);
+    statements.push(
+      `INSERT INTO agents (id, email, name, role, password_hash) VALUES (${literal(id)}, ${literal(email)}, ` +
+        `${literal(customer(number, random).customerName)}, 'agent', ${literal(passwordHash)}) ` +
+        "ON CONFLICT (email) DO NOTHING;",
+      `EXECUTE bench_audit('agent.created', ${literal(operator)}, NULL, 'cli', NULL, ` +
+        `${literal({ agentId: id, email, role: "agent", password: true })});`,
+    );
+  }
+  // Autocommit: each statement its own transaction, as the CLI's.
+  for (const statement of statements) await connection.run(statement);
+  return ids;
+}
+
+const emptyColumns = async (connection: Connection, submissionId: string) => {
+  const [row] = await connection.rows<{ columns: string[] }>(`
+    select array(select key from jsonb_each(to_jsonb(sale)) where value = 'null'::jsonb order by key) as columns
+    from sales sale where submission_id = ${literal(submissionId)}`);
+  return row!.columns.join(", ");
+};
+
+/**
+ * A generated sale fills the columns a real sale of the same outcome has: should the app come to set one more (a
+ * derived column, say) as it writes a sale, the statements of bench/lib/ledger-writes.ts must follow.
+ */
+async function checkWrittenAsTheApp(
+  connection: Connection,
+  realSales: TemplateRow[],
+  generated: Record<string, string>,
+) {
+  for (const [status, submissionId] of Object.entries(generated)) {
+    const real = realSales.find((sale) => sale.status === status)!;
+    const [expected, written] = [
+      await emptyColumns(connection, real.submission_id),
+      await emptyColumns(connection, submissionId),
+    ];
+    if (expected !== written) {
+      throw new Error(`A generated ${status} sale leaves empty [${written}]; a real one [${expected}].`);
+    }
+  }
+}
+
+const outcomeOf = (row: TemplateRow): OutcomeTemplate => ({
+  status: row.status,
+  request: row.request,
+  upstreamStatus: row.upstream_status,
+  upstreamMessage: row.upstream_message,
+  outcomeDetail: row.outcome_detail,
+  rejectedFields: row.rejected_fields,
+});
+
+/**
+ * The sales, oldest first, a round trip of SALES_PER_ROUND_TRIP sales at a time on each connection, each round
+ * trip checked for the rows it had to change. Also returns a sale a year back (for the deep page) and one
+ * unsettled sale per outcome (for checkWrittenAsTheApp).
+ */
+async function writeLedger(
+  connections: Connection[],
+  {
+    count,
+    templates,
+    agentIds,
+    supervisorId,
+    takenProtocols,
+  }: {
+    count: number;
+    templates: OutcomeTemplate[];
+    agentIds: string[];
+    supervisorId: string;
+    takenProtocols: string[];
+  },
+) {
+  const deepIndex = Math.floor(count / 3);
+  let deepSubmissionId = "";
+  let transactions = 0;
+  const sampleOf: Record<string, string> = {};
+  const sales = plannedSales({ count, templates, agentIds, takenProtocols, end: new Date(), days: DAYS });
+  function* roundTrips() {
+    let batch: string[] = [];
+    let rows = 0;
+    for (const sale of sales) {
+      if (sale.index === deepIndex) deepSubmissionId = sale.submissionId;
+      if (!sale.settlement) sampleOf[sale.outcome.status] ??= sale.submissionId;
+      const writes = saleTransactions(sale, supervisorId);
+      batch.push(writes.sql);
+      rows += writes.rows;
+      transactions += writes.transactions;
+      if (batch.length === SALES_PER_ROUND_TRIP || sale.index === count - 1) {
+        yield { sql: batch.join("\n"), rows, last: sale.index };
+        batch = [];
+        rows = 0;
+      }
+    }
+  }
+  const started = performance.now();
+  const trips = roundTrips();
+  let reported = 0;
+  // The connections take the next round trip as each is free: one generator, so every sale is written once.
+  await Promise.all(
+    connections.map(async (connection) => {
+      for (let trip = trips.next(); !trip.done; trip = trips.next()) {
+        const changed = await connection.run(trip.value.sql);
+        if (changed !== trip.value.rows) {
+          throw new Error(`A round trip changed ${changed} rows instead of ${trip.value.rows}.`);
+        }
+        if (trip.value.last + 1 >= reported + count / 10) {
+          reported = trip.value.last + 1;
+          const seconds = (performance.now() - started) / 1000;
+          log(
+            `${reported} sales written (${Math.round(reported / seconds)} sales/s, ${seconds.toFixed(0)} s)`,
+          );
+        }
+      }
+    }),
+  );
+  return { writeSeconds: (performance.now() - started) / 1000, transactions, deepSubmissionId, sampleOf };
 }
 
 async function main() {
-  await generate();
-  if (process.argv.includes("--generate-only")) process.exit(0);
-  const db = await getDb();
-  // A few sales as the app writes them (a real protocol, a customer with accents) for the exact searches.
-  const probe = { submissionId: randomUUID(), protocol: newProtocol() };
-  const agentRows = rowsOf<{ id: string; name: string; email: string }>(
-    await db.execute(
-      sql`select id, name, email from agents where email like '%@bench.example' order by email limit 1`,
-    ),
-  );
-  const someAgent = agentRows[0]!;
-  await db.insert(sales).values({
-    ...probe,
-    agentId: someAgent.id,
-    status: "accepted",
-    request: {
-      customerDocument: "52998224725",
-      customerName: "Conceição Araújo Brandão",
-      customerEmail: "conceicao.brandao@provedor.com.br",
-      customerPhone: "21988887777",
-      planId: "3f6c1a52-8d4e-4b7a-9c21-5e0f7a9d2b14",
-      externalId: "PROBE-1",
-    },
-  });
-  const [deep] = rowsOf<{ submission_id: string }>(
-    await db.execute(sql`
-    select submission_id from sales order by created_at desc, submission_id desc offset ${Math.floor(SALES * 0.66)} limit 1`),
-  );
-
-  const supervisor: SessionAgent = {
-    id: randomUUID(),
-    name: "Bench",
-    email: "s@bench",
-    role: "supervisor",
-    sessionId: "",
-    door: "password",
-  };
-  const agent: SessionAgent = {
-    ...someAgent,
-    role: "agent",
-    sessionId: "",
-    door: "password",
-  };
-  const day = (daysAgo: number) =>
-    new Intl.DateTimeFormat("pt-BR", { timeZone: "America/Sao_Paulo" }).format(
-      Date.now() - daysAgo * 86_400_000,
-    );
-  const page = (viewer: SessionAgent, query: Record<string, string>) => () =>
-    readHistoryPage(viewer, parseHistoryView(query));
-
-  const pages: [string, () => Promise<unknown>][] = [
-    ["first page (supervisor)", page(supervisor, {})],
-    ["first page (agent, own sales)", page(agent, {})],
-    ["page deep in the past by cursor (12 months back)", page(supervisor, { after: deep!.submission_id })],
-    ["filter: status A confirmar", page(supervisor, { status: "unknown" })],
-    ["filter: status Recusada", page(supervisor, { status: "rejected" })],
-    ["filter: one agent", page(supervisor, { agent: someAgent.id })],
-    ["filter: one month, 6 months back", page(supervisor, { from: day(200), to: day(170) })],
-    [
-      "filter: agent + status + month",
-      page(supervisor, { agent: someAgent.id, status: "rejected", from: day(200), to: day(170) }),
-    ],
-    ["search: CPF with punctuation", page(supervisor, { q: formatCpf("52998224725") })],
-    ["search: name, part, without accents (rare)", page(supervisor, { q: "conceicao araujo bra" })],
-    ["search: name, part (common: 1 sale in 15)", page(supervisor, { q: "nascimento" })],
-    ["search: e-mail, part", page(supervisor, { q: "conceicao.brandao@prov" })],
-    ["search: phone", page(supervisor, { q: "(21) 98888-7777" })],
-    ["search: partner's customer id", page(supervisor, { q: "PROBE-1" })],
-    ["search: protocol", page(supervisor, { q: `${probe.protocol.slice(0, 5)}-${probe.protocol.slice(5)}` })],
-    ["search: submissionId", page(supervisor, { q: probe.submissionId })],
-    ["dashboard (today)", () => readDashboard(supervisor, "today")],
-    ["dashboard (30 days)", () => readDashboard(supervisor, "30d")],
-  ];
-  const results: { name: string; p50Ms: number; p95Ms: number }[] = [];
-  for (const [name, task] of pages) {
-    results.push({ name, ...(await time(RUNS, task)) });
-    log(`${name}: p95 ${results.at(-1)!.p95Ms.toFixed(1)} ms`);
-  }
-
-  // The whole ledger as CSV, read as a client would, with the process's RSS sampled meanwhile. One run is one
-  // sample of a figure that moves by ±15% from run to run on two cores: three runs, the median reported, each shown.
-  const exports: { rows: number; bytes: number; seconds: number; rssRiseMb: number }[] = [];
-  for (let run = 0; run < EXPORT_RUNS; run++) {
-    global.gc?.();
-    const rssBefore = process.memoryUsage().rss;
-    let peak = rssBefore;
-    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
-    const started = performance.now();
-    const reader = exportVisibleSales(supervisor, {}).body.getReader();
-    let bytes = 0;
-    let rows = -1; // the header
-    for (let next = await reader.read(); !next.done; next = await reader.read()) {
-      bytes += next.value.byteLength;
-      for (let at = next.value.indexOf(10); at !== -1; at = next.value.indexOf(10, at + 1)) rows++;
-    }
-    const seconds = (performance.now() - started) / 1000;
-    clearInterval(sampler);
-    exports.push({ rows, bytes, seconds, rssRiseMb: (peak - rssBefore) / 1e6 });
-    log(`export ${run + 1}: ${rows} rows in ${seconds.toFixed(1)} s`);
-  }
-  const median = [...exports].sort((a, b) => a.seconds - b.seconds)[exports.length >> 1]!;
-  const exported = {
-    rows: median.rows,
-    megabytes: median.bytes / 1e6,
-    seconds: median.seconds,
-    rowsPerSecond: median.rows / median.seconds,
-    runsRowsPerSecond: exports.map((run) => run.rows / run.seconds),
-    rssRiseMb: Math.max(...exports.map((run) => run.rssRiseMb)),
-  };
-
-  // Before: what these pages cost without what this change added (the day counts, the trigram index).
-  const before = [
-    {
-      name: "counts per status, whole ledger, counted from the ledger",
-      ...(await time(3, () => db.execute(sql`select status, count(*) from ${sales} group by status`), 1)),
-    },
-  ];
-  const [trigram] = rowsOf<{ indexdef: string }>(
-    await db.execute(sql`
-    select indexdef from pg_indexes where indexname = 'sales_customer_name_trgm_idx'`),
-  );
-  // Every row's name folded and compared: one run is enough to tell.
-  await db.execute(sql`drop index sales_customer_name_trgm_idx`);
+  const started = performance.now();
+  const url = process.env.DATABASE_URL;
+  const first = url ? await postgresConnection(url) : await pgliteConnection(process.env.DATA_DIR!);
+  const connections = [first];
   try {
-    before.push({
-      name: "search: name, part, without accents (rare), without the trigram index (1 run)",
-      ...(await time(1, page(supervisor, { q: "conceicao araujo bra" }), 0)),
+    for (let more = 1; url && more < POSTGRES_CONNECTIONS; more++)
+      connections.push(await postgresConnection(url));
+    for (const connection of connections) await connection.run(PREPARE_STATEMENTS);
+    const realSales = await readRealSales(first);
+    const [supervisor] = await first.rows<{ id: string }>(
+      "select id from agents where email = 'supervisor@demo.local'",
+    );
+    const agentIds = await addAgents(first);
+    const count = SALES - realSales.length;
+    const written = await writeLedger(connections, {
+      count,
+      templates: realSales.map(outcomeOf),
+      agentIds,
+      supervisorId: supervisor!.id,
+      takenProtocols: realSales.map((row) => row.protocol),
     });
+    await checkWrittenAsTheApp(first, realSales, written.sampleOf);
+    const statuses = await first.rows<{ status: string; sales: number }>(
+      "select status, sum(sales)::int as sales from sale_day_counts group by status order by status",
+    );
+    const { writeSeconds, transactions, deepSubmissionId } = written;
+    const figures: ImportFigures = {
+      seconds: (performance.now() - started) / 1000,
+      writeSeconds,
+      sales: count,
+      transactions,
+      salesPerSecond: count / writeSeconds,
+      transactionsPerSecond: transactions / writeSeconds,
+      connections: connections.length,
+      statuses: Object.fromEntries(statuses.map((row) => [row.status, row.sales])),
+      agentId: agentIds[0]!,
+      deepSubmissionId,
+    };
+    process.stdout.write(`${JSON.stringify(figures)}\n`);
   } finally {
-    await db.execute(sql.raw(trigram!.indexdef));
+    for (const connection of connections) await connection.close();
   }
-  process.stdout.write(`${JSON.stringify({ sales: SALES, results, exported, before })}\n`, () =>
-    process.exit(0),
-  );
 }
 
 await main();

@@ -1,0 +1,198 @@
+import { mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join } from "node:path";
+import { DEMO_PASSWORD } from "../../lib/auth/demo-account-list";
+import { startSandbox } from "../../sandbox/test-support";
+import { signIn } from "./app-client";
+import { killEveryApp, startApp, type AppOptions, type UpkeepPause } from "./app-server";
+import {
+  supervisorPages,
+  timeExport,
+  timePages,
+  type ExportFigures,
+  type PageTiming,
+  type Probes,
+} from "./history-pages";
+import { runImport, type ImportFigures } from "./ledger-import";
+import { freePort } from "./processes";
+import { makeRealSales } from "./real-sales";
+
+export interface DatabaseFigures {
+  database: string;
+  sales: number;
+  /** What `POST /api/sales` answered for the real sales, by status. */
+  realSales: Record<string, number>;
+  import: Omit<ImportFigures, "agentId" | "deepSubmissionId">;
+  /** PGlite's DATA_DIR after the import, and once the bench is done. */
+  dataDirMb?: { afterImport: number; atEnd: number };
+  starts: { firstMs: number; afterCleanStopMs: number; afterKillMs: number; cleanStopMs: number };
+  pages: PageTiming[];
+  exported: ExportFigures;
+  upkeep: {
+    pauses: number;
+    maxMs: number;
+    totalMs: number;
+    /** Those logged while the pages (and the export) were being timed. */
+    duringPages: number;
+    duringPagesMaxMs: number;
+    tasks: UpkeepPause[];
+  };
+  /** The machine's 1-minute load average after the run: on two cores, anything near 2 or above is contention. */
+  loadAverage: number;
+}
+
+export interface RunSettings {
+  root: string;
+  sales: number;
+  realSales: number;
+  runs: number;
+  exportRuns: number;
+}
+
+const SUPERVISOR = "supervisor@demo.local";
+const AGENT = "agente@demo.local";
+
+function directoryBytes(path: string): number {
+  return readdirSync(path, { withFileTypes: true }).reduce((sum, entry) => {
+    const child = join(path, entry.name);
+    if (entry.isDirectory()) return sum + directoryBytes(child);
+    return sum + (entry.isFile() ? statSync(child).size : 0);
+  }, 0);
+}
+
+function summarize(upkeep: UpkeepPause[], timing: { from: string; to: string }): DatabaseFigures["upkeep"] {
+  const longest = (pauses: UpkeepPause[]) => Math.max(0, ...pauses.map((pause) => pause.ms));
+  const duringPages = upkeep.filter((pause) => pause.at >= timing.from && pause.at <= timing.to);
+  return {
+    pauses: upkeep.length,
+    maxMs: longest(upkeep),
+    totalMs: upkeep.reduce((sum, pause) => sum + pause.ms, 0),
+    duringPages: duringPages.length,
+    duringPagesMaxMs: longest(duringPages),
+    tasks: upkeep,
+  };
+}
+
+/** What one database's run shares between its steps. */
+interface Run {
+  app: AppOptions;
+  sandbox: string;
+  settings: RunSettings;
+  log: (message: string) => void;
+}
+
+/** The real sales through the app's API, then, the app stopped, the import: the ledger the pages are timed on. */
+async function buildLedger({ app, sandbox, settings, log }: Run) {
+  const running = await startApp(app, "empty database, real sales");
+  const made = await makeRealSales({
+    origin: running.origin,
+    sandbox,
+    cookie: await signIn(running.origin, AGENT, DEMO_PASSWORD),
+    count: settings.realSales,
+  });
+  log(`${settings.realSales} real sales: ${JSON.stringify(made.statuses)}`);
+  await running.stop();
+  const imported = await runImport(
+    settings.root,
+    { ...app.env, BENCH_HISTORY_SALES: String(settings.sales) },
+    log,
+  );
+  return { made, imported };
+}
+
+/** The app's first start on the ledger, then every page and the export as a signed-in supervisor, then a clean stop. */
+async function timeWorkspace({ app, settings, log }: Run, probes: Probes) {
+  const running = await startApp(app, "first start on the ledger, pages timed");
+  log(`ready in ${(running.readyMs / 1000).toFixed(1)} s on the new ledger`);
+  const cookie = await signIn(running.origin, SUPERVISOR, DEMO_PASSWORD);
+  const timing = { from: new Date().toISOString(), to: "" };
+  const pages = await timePages(running.origin, cookie, supervisorPages(probes), {
+    runs: settings.runs,
+    warmUps: 3,
+    log,
+  });
+  const exported = await timeExport(running.origin, cookie, running.pid, { runs: settings.exportRuns, log });
+  timing.to = new Date().toISOString();
+  return { firstMs: running.readyMs, pages, exported, timing, cleanStopMs: await running.stop() };
+}
+
+/** Start to ready after a clean stop, and after a SIGKILL that follows a few sales. */
+async function timeRestarts({ app, sandbox, settings, log }: Run) {
+  let running = await startApp(app, "after a clean stop");
+  const afterCleanStopMs = running.readyMs;
+  log(`ready in ${(afterCleanStopMs / 1000).toFixed(1)} s after a clean stop`);
+  // Sales being written when the server dies: the database has work of its own to recover.
+  await makeRealSales({
+    origin: running.origin,
+    sandbox,
+    cookie: await signIn(running.origin, AGENT, DEMO_PASSWORD),
+    count: 30,
+    firstCustomer: settings.sales + settings.realSales,
+  });
+  await running.kill();
+  running = await startApp(app, "after SIGKILL");
+  const afterKillMs = running.readyMs;
+  log(`ready in ${(afterKillMs / 1000).toFixed(1)} s after a SIGKILL`);
+  await running.stop();
+  return { afterCleanStopMs, afterKillMs };
+}
+
+/**
+ * One database, from empty: the app started as `npm start` runs it, real sales through its API, the app stopped,
+ * the sales multiplied as the app writes them, then the app started on that ledger, its pages timed through HTTP,
+ * and its starts timed after a clean stop and after a SIGKILL. Every process it starts is stopped, also on failure.
+ */
+export async function measureDatabase(
+  database: string,
+  databaseUrl: string | undefined,
+  settings: RunSettings,
+): Promise<DatabaseFigures> {
+  const work = join(settings.root, ".tmp/bench-history", database.toLowerCase());
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true, mode: 0o700 });
+  const dataDir = join(work, "data");
+  const dataDirMb = () => directoryBytes(dataDir) / 1e6;
+  const sandbox = await startSandbox();
+  const upkeep: UpkeepPause[] = [];
+  const env = {
+    PARTNER_API_BASE_URL: "",
+    SANDBOX_PORT: new URL(sandbox.url).port,
+    DATABASE_URL: databaseUrl ?? "",
+    DATA_DIR: dataDir,
+    LOG_FILE: "",
+    EMBED_ALLOWED_ORIGINS: "",
+  };
+  const run: Run = {
+    app: { root: settings.root, port: await freePort(), env, logFile: join(work, "app.log"), upkeep },
+    sandbox: sandbox.url,
+    settings,
+    log: (message) => console.error(`  [${database}] ${message}`),
+  };
+  try {
+    const { made, imported } = await buildLedger(run);
+    const afterImport = databaseUrl ? undefined : dataDirMb();
+    const { agentId, deepSubmissionId, ...written } = imported;
+    const workspace = await timeWorkspace(run, { protocol: made.probe!.protocol, agentId, deepSubmissionId });
+    const { afterCleanStopMs, afterKillMs } = await timeRestarts(run);
+    return {
+      database,
+      sales: settings.sales,
+      realSales: made.statuses,
+      import: written,
+      ...(afterImport === undefined ? {} : { dataDirMb: { afterImport, atEnd: dataDirMb() } }),
+      starts: {
+        firstMs: workspace.firstMs,
+        afterCleanStopMs,
+        afterKillMs,
+        cleanStopMs: workspace.cleanStopMs,
+      },
+      pages: workspace.pages,
+      exported: workspace.exported,
+      upkeep: summarize(upkeep, workspace.timing),
+      loadAverage: loadavg()[0]!,
+    };
+  } finally {
+    await killEveryApp();
+    await sandbox.close();
+  }
+}
