@@ -29,48 +29,42 @@ export function AgentTable({ period, agents }: { period: PeriodSummary; agents: 
       {agents.length === 0 ? (
         <p className="panel text-slate-600">Nenhuma venda no período.</p>
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-          <table className="w-full text-left text-sm">
+        <div className="table-frame">
+          <table className="data-table">
             <caption className="sr-only">
               Vendas por agente e resultado, {PERIODS[period.period].label.toLowerCase()}
             </caption>
-            <thead className="border-b border-slate-200 bg-slate-50 text-slate-700">
+            <thead>
               <tr>
-                <th scope="col" className="px-4 py-2 font-medium">
-                  Agente
-                </th>
-                <th scope="col" className="px-4 py-2 text-right font-medium">
+                <th scope="col">Agente</th>
+                <th scope="col" className="figure">
                   Vendas
                 </th>
                 {OUTCOMES.map((status) => (
-                  <th key={status} scope="col" className="px-4 py-2 text-right font-medium whitespace-nowrap">
+                  <th key={status} scope="col" className="figure">
                     {STATUS_LABELS[status]}
                   </th>
                 ))}
-                <th scope="col" className="px-4 py-2 text-right font-medium whitespace-nowrap">
+                <th scope="col" className="figure">
                   Taxa de aceitação
                 </th>
               </tr>
             </thead>
-            <tbody className="divide-y divide-slate-100">
+            <tbody>
               {agents.map((agent) => (
                 <tr key={agent.agentId}>
-                  <th scope="row" className="px-4 py-2 font-normal">
-                    <Link
-                      href={historyLink({ ...period, agentId: agent.agentId })}
-                      className="text-brand-700 underline"
-                    >
-                      {agent.name}
-                    </Link>{" "}
+                  <th scope="row" className="font-normal">
+                    {/* A plain link: one prefetching <Link> per agent would each add a client component. */}
+                    <a href={historyLink({ ...period, agentId: agent.agentId })}>{agent.name}</a>{" "}
                     <span className="text-slate-500">{agent.email}</span>
                   </th>
-                  <td className="px-4 py-2 text-right tabular-nums">{formatCount(agent.total)}</td>
+                  <td className="figure">{formatCount(agent.total)}</td>
                   {OUTCOMES.map((status) => (
-                    <td key={status} className="px-4 py-2 text-right tabular-nums">
+                    <td key={status} className="figure">
                       {formatCount(agent.counts[status])}
                     </td>
                   ))}
-                  <td className="px-4 py-2 text-right tabular-nums">{formatRate(agent.acceptanceRate)}</td>
+                  <td className="figure">{formatRate(agent.acceptanceRate)}</td>
                 </tr>
               ))}
             </tbody>

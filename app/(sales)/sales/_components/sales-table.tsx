@@ -1,5 +1,3 @@
-import type { Route } from "next";
-import Link from "next/link";
 import { StatusBadge } from "./status-badge";
 import type { SaleListItem } from "@/lib/dal/sales-history";
 import { formatDateTime } from "@/lib/format";
@@ -26,39 +24,38 @@ export function SalesTable({
     ...(showAgent ? ["Agente"] : []),
   ];
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white shadow-sm">
-      <table className="w-full text-left text-sm">
+    <div className="table-frame">
+      <table className="data-table">
         <caption className="sr-only">Vendas, das mais recentes às mais antigas</caption>
-        <thead className="border-b border-slate-200 bg-slate-50 text-slate-700">
+        <thead>
           <tr>
             {columns.map((column) => (
-              <th key={column} scope="col" className="px-4 py-2 font-medium whitespace-nowrap">
+              <th key={column} scope="col">
                 {column}
               </th>
             ))}
           </tr>
         </thead>
-        <tbody className="divide-y divide-slate-100">
+        <tbody>
           {sales.map((sale) => (
             <tr key={sale.submissionId}>
-              <td className="px-4 py-2 whitespace-nowrap">
-                <Link href={`/sales/${sale.submissionId}` as Route} className="text-brand-700 underline">
+              <td className="whitespace-nowrap">
+                {/* A plain link: 50 prefetching <Link>s would each add a client component to the page's payload. */}
+                <a href={`/sales/${sale.submissionId}`}>
                   {formatDateTime(sale.createdAt, timeZone, "minutes")}
-                </Link>
+                </a>
               </td>
-              <td className="px-4 py-2" data-status={sale.status}>
+              <td data-status={sale.status}>
                 <StatusBadge status={sale.status} />
               </td>
-              <td className="px-4 py-2 font-mono whitespace-nowrap">{sale.protocol}</td>
-              <td className={sale.erased ? "px-4 py-2 text-slate-500 italic" : "px-4 py-2"}>
-                {sale.customerName}
-              </td>
-              <td className="px-4 py-2 font-mono whitespace-nowrap">{sale.maskedCpf}</td>
-              <td className="px-4 py-2 whitespace-nowrap">{sale.planName}</td>
-              <td className="px-4 py-2 break-all" data-customer-data>
+              <td className="font-mono whitespace-nowrap">{sale.protocol}</td>
+              <td className={sale.erased ? "text-slate-500 italic" : undefined}>{sale.customerName}</td>
+              <td className="font-mono whitespace-nowrap">{sale.maskedCpf}</td>
+              <td className="whitespace-nowrap">{sale.planName}</td>
+              <td className="break-all" data-customer-data>
                 {sale.externalId ?? ""}
               </td>
-              {showAgent ? <td className="px-4 py-2">{sale.agentName}</td> : null}
+              {showAgent ? <td>{sale.agentName}</td> : null}
             </tr>
           ))}
         </tbody>

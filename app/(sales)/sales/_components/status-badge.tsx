@@ -11,11 +11,5 @@ const TONE: Record<SaleStatus, string> = {
 };
 
 export function StatusBadge({ status }: { status: SaleStatus }) {
-  return (
-    <span
-      className={`inline-block rounded-full px-2 py-0.5 text-xs font-medium whitespace-nowrap ring-1 ring-inset ${TONE[status]}`}
-    >
-      {STATUS_LABELS[status]}
-    </span>
-  );
+  return <span className={`badge ${TONE[status]}`}>{STATUS_LABELS[status]}</span>;
 }
