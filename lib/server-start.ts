@@ -11,8 +11,15 @@ import { accountsToReview } from "./db/queries/identities";
 import { markStalePendingUnknown } from "./db/queries/sales";
 import { deferredSubmissionIds, writeDeferredOutcomes } from "./sales/outcome-outbox";
 import { getConfig } from "./env";
-import { beforeExit, closeAtExit, publishDrainPlan, saleDeadlineMs, setStarting } from "./lifecycle";
-import { log } from "./log";
+import {
+  beforeExit,
+  closeAtExit,
+  isDraining,
+  publishDrainPlan,
+  saleDeadlineMs,
+  setStarting,
+} from "./lifecycle";
+import { log, scrubPersonalData } from "./log";
 import { metrics } from "./metrics";
 import { partnerApi } from "./partner-api";
 
@@ -111,7 +118,7 @@ async function openDatabaseSaying(): Promise<Database> {
  * embedded database's first upkeep among it (statistics for a ledger that has none: seconds at a million sales,
  * every request held meanwhile).
  */
-async function prepareDatabase(config: Config): Promise<UpkeepSchedule> {
+async function prepareDatabase(config: Config, stopping: AbortSignal): Promise<UpkeepSchedule> {
   const db = await openDatabaseSaying();
   if (config.mode === "sandbox") await seedDemoAccounts(db);
   // Sales left pending by a process that stopped mid-call may exist upstream: a supervisor checks them.
@@ -125,7 +132,7 @@ async function prepareDatabase(config: Config): Promise<UpkeepSchedule> {
     () => void sweep().catch((error) => log.error("sales.sweep_failed", { error })),
     orphanAfterMs,
   ).unref();
-  const upkeep = await startUpkeep(db);
+  const upkeep = await startUpkeep(db, stopping);
   scheduleRetention(db, config, upkeep);
   // A line for the operator: its failure must not stop the start.
   await reportAccountsToReview(db).catch((error) => log.error("identity.review_failed", { error }));
@@ -169,22 +176,30 @@ export async function startServer(): Promise<void> {
     limitMs: saleDeadlineMs(config.partnerApi.timeoutMs),
   });
   beforeExit(writeDeferredOutcomes);
-  let upkeep: UpkeepSchedule | undefined;
+  setStarting(true);
+  const started = performance.now();
+  const stopping = new AbortController();
+  const prepared = prepareDatabase(config, stopping.signal);
   closeAtExit(async () => {
-    // A VACUUM under way finishes its table first: the database is closed between two statements, not in one.
+    // Stopped while starting too: the upkeep ends after its current statement, and the database is closed once
+    // nothing uses it any more, not under the start's own queries.
+    stopping.abort();
+    const upkeep = await prepared.catch(() => undefined);
     await upkeep?.stop();
     await closeDb();
   });
-  setStarting(true);
-  const started = performance.now();
-  void prepareDatabase(config).then(
-    (schedule) => {
-      upkeep = schedule;
+  void prepared.then(
+    () => {
+      if (isDraining()) return;
       setStarting(false);
       log.info("server.ready", { ms: Math.round(performance.now() - started) });
       // A wrong credential shows up in the operator's log at deploy time, not at the first customer's sale.
       void partnerApi().warmUp();
     },
-    (error: unknown) => stop(`Database error: ${error instanceof Error ? error.message : String(error)}`),
+    (error: unknown) => {
+      // Closed under it by a stop during the start: the stop goes on, this is no start-up failure.
+      if (isDraining()) return;
+      stop(`Database error: ${scrubPersonalData(error instanceof Error ? error.message : String(error))}`);
+    },
   );
 }

@@ -15,6 +15,9 @@ import { createServer } from "node:http";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 
+// Read first: a parent that dies while Next.js loads would leave init recorded as the parent (--exit-with-parent).
+const parentPid = process.ppid;
+
 // What `next start` sets before it loads Next.js: production builds of React and Next.js's runtime are chosen by
 // NODE_ENV when their modules load, so it must be set before the import below.
 process.env.NODE_ENV ||= "production";
@@ -108,22 +111,28 @@ const DRAINING = Symbol.for("partner-sales.draining");
 async function runHooks(/** @type {string} */ name, /** @type {number} */ limitMs) {
   const hooks = globalThis[Symbol.for(name)] ?? [];
   let timer;
-  await Promise.race([
-    Promise.allSettled(hooks.map((/** @type {() => Promise<unknown>} */ run) => run())),
-    new Promise((resolve) => (timer = setTimeout(resolve, limitMs))),
+  const done = await Promise.race([
+    Promise.allSettled(hooks.map((/** @type {() => Promise<unknown>} */ run) => run())).then(() => true),
+    new Promise((resolve) => (timer = setTimeout(() => resolve(false), limitMs))),
   ]);
   clearTimeout(timer);
+  return done;
 }
+
+let exiting = false;
 
 /**
  * The end: held outcomes written and queued traces sent (beforeExit, five seconds at most), then the database
  * closed (closeAtExit): the embedded one checkpoints, so the next start replays nothing.
  */
 async function exitAfterHooks(/** @type {number} */ code, /** @type {number} */ hooksMs) {
+  if (exiting) return;
+  exiting = true;
   await runHooks("partner-sales.before-exit-hooks", hooksMs);
   const started = Date.now();
-  await runHooks("partner-sales.close-at-exit-hooks", 10_000);
-  logLine("info", "server.closed", { ms: Date.now() - started });
+  const closed = await runHooks("partner-sales.close-at-exit-hooks", 10_000);
+  if (closed) logLine("info", "server.closed", { ms: Date.now() - started });
+  else logLine("error", "server.close_timeout", { ms: Date.now() - started });
   process.exit(code);
 }
 
@@ -134,17 +143,19 @@ function drain(/** @type {NodeJS.Signals | "parent_exited" | "output_closed"} */
   // Before the app has published its plan: the sale deadline at the default upstream timeout (15 s).
   const { delayMs = 0, limitMs = 65_000 } = globalThis[Symbol.for("partner-sales.drain-plan")] ?? {};
   const started = Date.now();
-  logLine("info", "server.draining", { signal: cause, delayMs, limitMs });
+  logLine("info", "server.draining", { cause, delayMs, limitMs });
+  const cut = setTimeout(() => {
+    if (exiting) return;
+    logLine("error", "server.drain_cut", { ms: Date.now() - started });
+    void exitAfterHooks(1, 1_000);
+  }, delayMs + limitMs).unref();
   setTimeout(() => {
     stopListening(() => {
+      clearTimeout(cut);
       logLine("info", "server.drained", { ms: Date.now() - started });
       void exitAfterHooks(0, 5_000);
     });
   }, delayMs);
-  setTimeout(() => {
-    logLine("error", "server.drain_cut", { ms: Date.now() - started });
-    void exitAfterHooks(1, 1_000);
-  }, delayMs + limitMs).unref();
 }
 // Every time, not once: a signal to the whole process group (systemd's default stop, `kill -- -PGID`) reaches this
 // process and `npm start`'s, which passes it on; a second SIGTERM with no handler would end the drain at once.
@@ -153,20 +164,19 @@ process.on("SIGINT", drain);
 // The terminal that ran `npm start` closed.
 process.on("SIGHUP", drain);
 
-// A pipe whose reader is gone (npm start killed): every write fails with EPIPE, and an unhandled one would be
-// reported through the console to the same pipe, again and again. The server stops instead, writing nothing more.
+// A pipe whose reader is gone (npm start killed: EPIPE), a terminal closed (EIO): every write fails, and an
+// unhandled failure would be reported through the console to the same output, again and again. The server
+// stops instead, writing nothing more.
 for (const stream of [process.stdout, process.stderr]) {
-  stream.on("error", (/** @type {NodeJS.ErrnoException} */ error) => {
-    if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+  stream.on("error", () => {
     outputClosed = true;
     drain("output_closed");
   });
 }
 
 if (values["exit-with-parent"]) {
-  const parent = process.ppid;
   // An orphan is adopted by init (or a subreaper): its parent's pid changes. Polled, since nothing signals it.
   setInterval(() => {
-    if (process.ppid !== parent) drain("parent_exited");
+    if (process.ppid !== parentPid) drain("parent_exited");
   }, 500).unref();
 }

@@ -144,7 +144,8 @@ describe("npm start, stopped the hard way", () => {
     });
     const output = collect(npm);
     try {
-      await until(() => output().includes("Press Ctrl-C to stop."), "the banner");
+      await until(() => output().includes("Press Ctrl-C to stop.") || npm.exitCode !== null, "the banner");
+      expect(npm.exitCode, output()).toBeNull();
 
       process.kill(npm.pid!, "SIGKILL");
       await until(() => !groupAlive(npm.pid!), "every process of npm start to exit", 120_000);

@@ -12,6 +12,8 @@ import { buildIfNeeded } from "./build-if-needed";
 import { jsonLines } from "./json-lines";
 
 const root = join(import.meta.dirname, "..");
+// Read first: npm killed while the app builds would otherwise leave init recorded as the parent.
+const parentPid = process.ppid;
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -117,7 +119,8 @@ async function main() {
 
   // The app drains on SIGTERM (scripts/server.mjs): it may wait DRAIN_DELAY_SECONDS, then for a sale's deadline,
   // then a few seconds for its last writes. The sandbox stops after it, so a sale in flight still gets its answer.
-  const drainMs = config.drainDelayMs + saleDeadlineMs(config.partnerApi.timeoutMs) + 10_000;
+  // server.mjs's own limits after the drain: 5 s for its last writes, 10 s to close the database; and a margin.
+  const drainMs = config.drainDelayMs + saleDeadlineMs(config.partnerApi.timeoutMs) + 5_000 + 10_000 + 5_000;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
@@ -145,8 +148,7 @@ async function main() {
   process.on("SIGHUP", () => void stop(0));
   // npm killed (SIGKILL never reaches this process): the app is stopped too, not left running as an orphan. The
   // npm script execs this process, so its parent is npm itself.
-  const parent = process.ppid;
-  setInterval(() => process.ppid !== parent && void stop(1), 500).unref();
+  setInterval(() => process.ppid !== parentPid && void stop(1), 500).unref();
   // The terminal or the pipe we write to is gone: stop, rather than fail every write.
   for (const stream of [process.stdout, process.stderr]) stream.on("error", () => void stop(1));
 

@@ -101,7 +101,15 @@ export async function startApp(
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    [join(root, "scripts/server.mjs"), "--port", String(port), "--hostname", "127.0.0.1"],
+    // --exit-with-parent: a bench killed outright leaves no server on its ledger.
+    [
+      join(root, "scripts/server.mjs"),
+      "--port",
+      String(port),
+      "--hostname",
+      "127.0.0.1",
+      "--exit-with-parent",
+    ],
     {
       cwd: root,
       detached: true,

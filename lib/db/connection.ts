@@ -298,10 +298,15 @@ function openAndCloseInChildProcess(path: string, purpose: "create" | "recover")
       ["--input-type=module", "-e", script, path, JSON.stringify(PGLITE_SETTINGS)],
       { cwd: process.cwd(), stdio: ["ignore", "ignore", "pipe"] },
     );
+    // This process stopped first (a stop during a long recovery): the child must not go on writing DATA_DIR once
+    // the lock is given up and another server may open it.
+    const stopChild = () => child.kill("SIGKILL");
+    process.once("exit", stopChild);
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     child.on("error", reject);
     child.on("exit", (code, signal) => {
+      process.off("exit", stopChild);
       if (code === 0) resolve();
       else {
         const last = stderr.trim().split("\n").at(-1) ?? "";

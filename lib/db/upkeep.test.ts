@@ -166,6 +166,8 @@ describe("the embedded database's upkeep", () => {
   });
 
   it("starts with a run, answers a request with another, and stops", async () => {
+    await handle.db.execute(sql`update sales set status = 'failed'`);
+    expect((await salesVisibility()).allVisible).toBeLessThan((await salesVisibility()).pages);
     const schedule = await startUpkeep(handle.db);
     const { pages, allVisible } = await salesVisibility();
     expect(allVisible).toBe(pages);

@@ -19,7 +19,7 @@ import { planUpkeep, type TablePlan, type TableState, type UpkeepReason } from "
 export const UPKEEP_JOB = "database-upkeep";
 /** Longer than any one task (seconds on a million sales); renewed before each. */
 const LEASE_MS = 5 * 60_000;
-/** How often the server looks: a run that finds nothing to do reads one row per table. */
+/** How often the server looks: a run that finds nothing to do is one query, the lease and the GIN merges. */
 export const UPKEEP_EVERY_MS = 10 * 60_000;
 /** Between two tasks, the requests that waited are served (a sale is a handful of statements). */
 const BREATH_MS = 100;
@@ -34,7 +34,7 @@ export interface UpkeepTaskRun {
 export interface UpkeepRun {
   /** False when nothing was looked at: PostgreSQL (its autovacuum), or another process holds the job. */
   ran: boolean;
-  skipped?: "autovacuum" | "lease_held";
+  skipped?: "autovacuum" | "lease_held" | "stopped";
   plans: TablePlan[];
   tasks: UpkeepTaskRun[];
   /** The longest task: how long every request waited at worst. */
@@ -155,7 +155,8 @@ async function perform({ task, table, reason, fields, work }: Step, cause: strin
   const logged = await work();
   const seconds = (performance.now() - started) / 1000;
   const ms = Math.round(seconds * 1000);
-  if (logged) log.info("db.upkeep", { task, table, reason, ms, ...fields, ...logged, cause });
+  if (!logged) return { task, table, reason, ms };
+  log.info("db.upkeep", { task, table, reason, ms, ...fields, ...logged, cause });
   if (upkeepTasks.hasSubscribers) upkeepTasks.publish({ task, seconds } satisfies UpkeepTaskMessage);
   return { task, table, reason, ms };
 }
@@ -178,6 +179,7 @@ export async function runUpkeep(
   /** `cause`: what asked for the run (start, schedule, retention…), for the log; `signal` stops it between tasks. */
   options: { cause: string; now?: Date; signal?: AbortSignal },
 ): Promise<UpkeepRun> {
+  if (options.signal?.aborted) return skipped("stopped");
   if (!(await isEmbedded(db))) return skipped("autovacuum");
   const holder = randomUUID();
   if (!(await takeLease(db, UPKEEP_JOB, holder, LEASE_MS))) return skipped("lease_held");
@@ -193,8 +195,8 @@ export async function runUpkeep(
     );
     const tasks: UpkeepTaskRun[] = [];
     for (const step of stepsOf(db, tables, plans, (table) => memory.vacuumedAt.set(table, now))) {
-      if (tasks.length > 0) await sleep(BREATH_MS);
       if (options.signal?.aborted) break;
+      if (tasks.length > 0) await sleep(BREATH_MS);
       // Renewed before each task; lost (the run outlived it), the rest is left to whoever has it now.
       held = await takeLease(db, UPKEEP_JOB, holder, LEASE_MS);
       if (!held) break;
@@ -218,8 +220,13 @@ export interface UpkeepSchedule {
  * The server's upkeep: a first run now, resolved before this is (the server awaits it before it is ready, so that
  * long first VACUUM holds no sale), then one every UPKEEP_EVERY_MS. A failed run is logged, and the next one tried.
  */
-export async function startUpkeep(db: Database): Promise<UpkeepSchedule> {
+export async function startUpkeep(
+  db: Database,
+  /** Aborted when the server stops, even before this has resolved: the first run ends after its current task. */
+  signal?: AbortSignal,
+): Promise<UpkeepSchedule> {
   const stopping = new AbortController();
+  signal?.addEventListener("abort", () => stopping.abort(), { once: true });
   let latest: Promise<unknown> = Promise.resolve();
   let queued: Promise<UpkeepRun | undefined> | undefined;
   const request = (cause: string): Promise<UpkeepRun | undefined> => {
