@@ -27,6 +27,12 @@ export class SignInPage {
     // there, or a test's own page.goto would race the redirect and be aborted by it.
     if (answer.headers()["x-action-redirect"]) {
       await this.page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
+    } else {
+      // Refused: React resets the form once it has rendered the answer (the e-mail typed comes back, the password
+      // goes), which can be after the response arrived here. A next attempt typed before that would be undone and
+      // the same e-mail sent again (seen in a fresh clone: "ninguem@…" typed, the previous agent's e-mail sent).
+      await expect(this.submit()).toBeEnabled();
+      await expect(this.password()).toHaveValue("");
     }
   }
 
