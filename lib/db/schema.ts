@@ -247,9 +247,10 @@ export const sales = pgTable(
     customerDocumentDigest: text("customer_document_digest"),
   },
   (table) => [
-    // The history and its export read newest first, page after page (keyset on the last two columns), for
-    // everyone, one agent or one status: each reads its page straight off its index.
-    index("sales_created_idx").on(table.createdAt, table.submissionId),
+    // The history and its export read newest first, page after page (keyset on the first two columns), for
+    // everyone, one agent or one status: each reads its page straight off its index. Agent and status last: the
+    // dashboard's counts per agent over a period are read from this index alone (migration 0014).
+    index("sales_created_idx").on(table.createdAt, table.submissionId, table.agentId, table.status),
     // Status last: one agent's counts per status are read from this index alone.
     index("sales_agent_created_idx").on(table.agentId, table.createdAt, table.submissionId, table.status),
     index("sales_status_created_idx").on(table.status, table.createdAt, table.submissionId),

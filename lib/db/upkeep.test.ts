@@ -9,11 +9,11 @@ import { releaseLease, takeLease } from "./queries/job-leases";
 import * as schema from "./schema";
 import { runUpkeep, startUpkeep, UPKEEP_JOB, type UpkeepRun } from "./upkeep";
 import { DAILY_MS } from "./upkeep-plan";
+import { rowsOf } from "./rows";
 
 const NOW = new Date("2026-11-24T12:00:00Z");
 const SALES = 3_000;
 
-const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
 const tasksOn = (run: UpkeepRun, table: string) =>
   run.tasks
     .filter((task) => task.table === table && task.task !== "gin_clean_pending_list")

@@ -7,6 +7,7 @@ import { upkeepTasks, type UpkeepTaskMessage, type UpkeepTaskName } from "./chan
 import type { Database } from "./connection";
 import { releaseLease, takeLease } from "./queries/job-leases";
 import { planUpkeep, type TablePlan, type TableState, type UpkeepReason } from "./upkeep-plan";
+import { rowsOf } from "./rows";
 
 /**
  * The embedded database's VACUUM and ANALYZE, which PGlite leaves to the app: it runs no autovacuum, and without
@@ -44,8 +45,6 @@ export interface UpkeepRun {
 interface TableRow extends Omit<TableState, "vacuumedAt"> {
   ginIndexes: string[];
 }
-
-const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;
 
 /** Whether `db` is PGlite (in this process, or the server's through its socket); asked once per database. */
 const embedded = new WeakMap<Database, Promise<boolean>>();
