@@ -30,41 +30,35 @@ export function AgentTable({ period, agents }: { period: PeriodSummary; agents: 
         <p className="panel text-slate-600">Nenhuma venda no período.</p>
       ) : (
         <div className="table-frame">
-          <table className="data-table">
+          <table className="data-table figures-table">
             <caption className="sr-only">
               Vendas por agente e resultado, {PERIODS[period.period].label.toLowerCase()}
             </caption>
             <thead>
               <tr>
                 <th scope="col">Agente</th>
-                <th scope="col" className="figure">
-                  Vendas
-                </th>
+                <th scope="col">Vendas</th>
                 {OUTCOMES.map((status) => (
-                  <th key={status} scope="col" className="figure">
+                  <th key={status} scope="col">
                     {STATUS_LABELS[status]}
                   </th>
                 ))}
-                <th scope="col" className="figure">
-                  Taxa de aceitação
-                </th>
+                <th scope="col">Taxa de aceitação</th>
               </tr>
             </thead>
             <tbody>
               {agents.map((agent) => (
                 <tr key={agent.agentId}>
-                  <th scope="row" className="font-normal">
+                  <th scope="row">
                     {/* A plain link: one prefetching <Link> per agent would each add a client component. */}
                     <a href={historyLink({ ...period, agentId: agent.agentId })}>{agent.name}</a>{" "}
-                    <span className="text-slate-500">{agent.email}</span>
+                    <small>{agent.email}</small>
                   </th>
-                  <td className="figure">{formatCount(agent.total)}</td>
+                  <td>{formatCount(agent.total)}</td>
                   {OUTCOMES.map((status) => (
-                    <td key={status} className="figure">
-                      {formatCount(agent.counts[status])}
-                    </td>
+                    <td key={status}>{formatCount(agent.counts[status])}</td>
                   ))}
-                  <td className="figure">{formatRate(agent.acceptanceRate)}</td>
+                  <td>{formatRate(agent.acceptanceRate)}</td>
                 </tr>
               ))}
             </tbody>

@@ -11,6 +11,7 @@ const COLORS: Record<(typeof OUTCOMES)[number], string> = {
 };
 
 const WIDTH = 800;
+const round = (value: number) => Math.round(value * 100) / 100;
 const HEIGHT = 260;
 const PLOT = { left: 44, right: 8, top: 12, bottom: 28 };
 
@@ -30,7 +31,8 @@ export function SalesChart({ days }: { days: { day: string; counts: StatusCounts
   const plotHeight = HEIGHT - PLOT.top - PLOT.bottom;
   const ceiling = niceCeiling(Math.max(...days.map(({ counts }) => total(counts))));
   const slot = plotWidth / days.length;
-  const y = (count: number) => PLOT.top + plotHeight - (count / ceiling) * plotHeight;
+  // Coordinates to a hundredth of a unit (an 800-unit-wide picture): more digits only weigh on the page.
+  const y = (count: number) => round(PLOT.top + plotHeight - (count / ceiling) * plotHeight);
   const label = (day: string) => formatIsoDate(day).slice(0, 5);
 
   return (
@@ -68,21 +70,34 @@ export function SalesChart({ days }: { days: { day: string; counts: StatusCounts
         ))}
         {days.map(({ day, counts }, index) => {
           let base = 0;
-          const x = PLOT.left + index * slot + slot * 0.15;
+          const x = round(PLOT.left + index * slot + slot * 0.15);
           return (
             <g key={day}>
               {OUTCOMES.filter((status) => counts[status] > 0).map((status) => {
                 const top = y(base + counts[status]);
-                const height = y(base) - top;
+                const height = round(y(base) - top);
                 base += counts[status];
                 return (
-                  <rect key={status} x={x} y={top} width={slot * 0.7} height={height} fill={COLORS[status]}>
+                  <rect
+                    key={status}
+                    x={x}
+                    y={top}
+                    width={round(slot * 0.7)}
+                    height={height}
+                    fill={COLORS[status]}
+                  >
                     <title>{`${formatIsoDate(day)}: ${formatCount(counts[status])} ${STATUS_LABELS[status].toLowerCase()}`}</title>
                   </rect>
                 );
               })}
               {index % 5 === 4 || index === 0 ? (
-                <text x={x + slot * 0.35} y={HEIGHT - 8} textAnchor="middle" fontSize="11" fill="#475569">
+                <text
+                  x={round(x + slot * 0.35)}
+                  y={HEIGHT - 8}
+                  textAnchor="middle"
+                  fontSize="11"
+                  fill="#475569"
+                >
                   {label(day)}
                 </text>
               ) : null}
