@@ -65,6 +65,14 @@ export function historySection(figures: DatabaseFigures[], when: string): string
     "",
     "How it is measured: the app is started on that ledger and each page asked for over HTTP as a signed-in " +
       "supervisor's browser asks for it, read to its last byte, one request at a time: 3 warm-ups, then 30 runs. " +
+      "On PostgreSQL the pages are timed once its autovacuum has caught up with the rows just written (none of " +
+      "its thresholds passed, no worker running), as a ledger is served day to day: " +
+      `${
+        figures
+          .filter((figure) => figure.autovacuumSeconds !== undefined)
+          .map((figure) => `${seconds(figure.autovacuumSeconds! * 1000)} after the app was ready`)
+          .join(", ") || "not measured"
+      }. ` +
       "Target: p95 ≤ 150 ms. KB is the page's weight as sent (HTML with its React payload). The machine's load " +
       `average (1 minute) after each database's run: ${figures.map((figure) => `${figure.database} ${figure.loadAverage.toFixed(1)}`).join(", ")} ` +
       "(two cores: other work on the machine shows in the p95s).",
