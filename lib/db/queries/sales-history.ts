@@ -309,7 +309,13 @@ export async function countHistoryByStatus(
     .select({ status: sales.status })
     .from(sales)
     .where(and(...criteriaConditions(criteria, { withStatus: false })));
-  const matches = (capped ? matching.limit(searchCap + 1) : matching).as("matches");
+  // A common word's first matches, newest first as the page reads them: the planner walks the creation index, over
+  // the pages the list has just read, where a sequential scan from the oldest sales would read others, and through
+  // a ring of buffers it does not keep (PGlite: 12 ms instead of 30 for "nascimento" at a million sales). A rare
+  // one's matches still come from the trigram indexes.
+  const matches = (
+    capped ? matching.orderBy(desc(sales.createdAt), desc(sales.submissionId)).limit(searchCap + 1) : matching
+  ).as("matches");
   const rows = await db
     .select({ status: matches.status, sales: count() })
     .from(matches)
