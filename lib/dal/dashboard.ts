@@ -6,7 +6,6 @@ import { isoDateIn } from "@/lib/format";
 import {
   acceptanceRate,
   daysEndingOn,
-  emptyCounts,
   perDay,
   PERIODS,
   summarizePeriods,
@@ -64,26 +63,14 @@ export async function readDashboard(
   const periods = summarizePeriods(byDay, today);
   const chosen = periods.find((summary) => summary.period === period)!;
 
-  const agents = new Map<string, AgentSummary>();
-  for (const row of agentRows) {
-    let summary = agents.get(row.agentId);
-    if (!summary) {
-      summary = {
-        agentId: row.agentId,
-        name: row.agentName,
-        email: row.agentEmail,
-        counts: emptyCounts(),
-        total: 0,
-        acceptanceRate: null,
-      };
-      agents.set(row.agentId, summary);
-    }
-    summary.counts[row.status] += row.sales;
-  }
-  for (const summary of agents.values()) {
-    summary.total = total(summary.counts);
-    summary.acceptanceRate = acceptanceRate(summary.counts);
-  }
+  const agents: AgentSummary[] = agentRows.map((row) => ({
+    agentId: row.agentId,
+    name: row.agentName,
+    email: row.agentEmail,
+    counts: row.counts,
+    total: total(row.counts),
+    acceptanceRate: acceptanceRate(row.counts),
+  }));
 
   return {
     today,
@@ -91,6 +78,6 @@ export async function readDashboard(
     days: days.map((day) => ({ day, counts: byDay.get(day)! })),
     unknownToSettle: everyone?.unknown ?? 0,
     period: chosen,
-    agents: [...agents.values()].sort((a, b) => b.total - a.total || a.name.localeCompare(b.name, "pt-BR")),
+    agents: agents.sort((a, b) => b.total - a.total || a.name.localeCompare(b.name, "pt-BR")),
   };
 }
