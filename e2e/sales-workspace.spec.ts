@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import type { Page } from "@playwright/test";
+import type { ConsoleMessage, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { SalesHistoryPage } from "./pages/sales-history-page";
 import { signInElsewhere } from "./pages/sign-in-page";
@@ -260,8 +260,17 @@ test("the dashboard's numbers are the sales the test made", async () => {
   const response = await alfa.page.goto("/dashboard");
   expect(response?.status()).toBe(404);
 
+  // The rows per agent are a client component: hydrating them must find the markup the server wrote.
+  const errors: string[] = [];
+  const onConsole = (message: ConsoleMessage) => {
+    if (message.type() === "error") errors.push(message.text());
+  };
+  const onPageError = (error: Error) => errors.push(error.message);
+  supervisor.on("console", onConsole);
+  supervisor.on("pageerror", onPageError);
   await supervisor.goto("/dashboard?period=30d");
   await expect(supervisor.getByRole("heading", { name: "Painel", level: 1 })).toBeVisible();
+  await supervisor.waitForLoadState("load");
   for (const seller of [alfa, bravo]) {
     const row = supervisor.getByRole("row").filter({ hasText: seller.agent.email });
     const counts = statusCounts(seller.sales);
@@ -285,6 +294,9 @@ test("the dashboard's numbers are the sales the test made", async () => {
   await expect(supervisor.getByRole("img", { name: /Vendas por dia e resultado/ })).toBeVisible();
   await expectNoAxeViolations(supervisor);
   expect(await englishWordsIn(supervisor)).toEqual([]);
+  supervisor.off("console", onConsole);
+  supervisor.off("pageerror", onPageError);
+  expect(errors).toEqual([]);
   await settle.click();
   await expect(supervisor).toHaveURL(/\/sales\?status=unknown$/);
   expect(await new SalesHistoryPage(supervisor).count("A confirmar")).toBe(waiting);

@@ -3,6 +3,7 @@ import { chipClassName } from "../../sales/_components/status-chips";
 import type { AgentSummary } from "@/lib/dal/dashboard";
 import { STATUS_LABELS } from "@/lib/format";
 import { OUTCOMES, PERIODS, type Period, type PeriodSummary } from "@/lib/sales/dashboard";
+import { AgentRows } from "./agent-rows";
 import { formatCount, formatRate, historyLink } from "./figures";
 
 /** One row per agent who sold in the period, most sales first; the period is picked by link (no script). */
@@ -47,20 +48,16 @@ export function AgentTable({ period, agents }: { period: PeriodSummary; agents: 
               </tr>
             </thead>
             <tbody>
-              {agents.map((agent) => (
-                <tr key={agent.agentId}>
-                  <th scope="row">
-                    {/* A plain link: one prefetching <Link> per agent would each add a client component. */}
-                    <a href={historyLink({ ...period, agentId: agent.agentId })}>{agent.name}</a>{" "}
-                    <small>{agent.email}</small>
-                  </th>
-                  <td>{formatCount(agent.total)}</td>
-                  {OUTCOMES.map((status) => (
-                    <td key={status}>{formatCount(agent.counts[status])}</td>
-                  ))}
-                  <td>{formatRate(agent.acceptanceRate)}</td>
-                </tr>
-              ))}
+              <AgentRows
+                rows={agents.map((agent) => [
+                  historyLink({ ...period, agentId: agent.agentId }),
+                  agent.name,
+                  agent.email,
+                  formatCount(agent.total),
+                  ...OUTCOMES.map((status) => formatCount(agent.counts[status])),
+                  formatRate(agent.acceptanceRate),
+                ])}
+              />
             </tbody>
           </table>
         </div>

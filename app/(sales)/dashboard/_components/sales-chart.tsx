@@ -2,12 +2,19 @@ import { formatIsoDate, STATUS_LABELS } from "@/lib/format";
 import { OUTCOMES, total, type StatusCounts } from "@/lib/sales/dashboard";
 import { formatCount } from "./figures";
 
-// Tailwind's emerald-600, red-600, slate-500 and amber-600: the status badges' hues, dark enough on white.
+// Tailwind's emerald-600, red-600, slate-500 and amber-600: the status badges' hues, dark enough on white. The
+// legend's swatches take them as classes: the page's CSP allows no style attribute.
 const COLORS: Record<(typeof OUTCOMES)[number], string> = {
   accepted: "#059669",
   rejected: "#dc2626",
   failed: "#64748b",
   unknown: "#d97706",
+};
+const SWATCHES: Record<(typeof OUTCOMES)[number], string> = {
+  accepted: "bg-emerald-600",
+  rejected: "bg-red-600",
+  failed: "bg-slate-500",
+  unknown: "bg-amber-600",
 };
 
 const WIDTH = 800;
@@ -41,11 +48,7 @@ export function SalesChart({ days }: { days: { day: string; counts: StatusCounts
       <ul className="flex flex-wrap gap-4 text-sm" aria-label="Legenda">
         {OUTCOMES.map((status) => (
           <li key={status} className="flex items-center gap-2">
-            <span
-              aria-hidden="true"
-              className="inline-block size-3 rounded-sm"
-              style={{ background: COLORS[status] }}
-            />
+            <span aria-hidden="true" className={`inline-block size-3 rounded-sm ${SWATCHES[status]}`} />
             {STATUS_LABELS[status]}
           </li>
         ))}
