@@ -180,6 +180,23 @@ describe("the embedded database's upkeep", () => {
     await schedule.stop();
     expect(await schedule.request("after stop")).toBeUndefined();
   });
+
+  it("runs no more once the server drains: the requests in flight come first", async () => {
+    const schedule = await startUpkeep(handle.db);
+    await handle.db.execute(sql`update sales set status = 'failed'`);
+    // What scripts/server.mjs sets on SIGTERM (lib/lifecycle.ts).
+    const draining = Symbol.for("partner-sales.draining");
+    (globalThis as Record<symbol, unknown>)[draining] = true;
+    try {
+      expect(await schedule.request("retention")).toBeUndefined();
+      const run = await runUpkeep(handle.db, { cause: "schedule" });
+      expect(run).toMatchObject({ ran: true, tasks: [] });
+      expect(planOn(run, "sales")).toMatchObject({ task: "vacuum_analyze" });
+    } finally {
+      delete (globalThis as Record<symbol, unknown>)[draining];
+      await schedule.stop();
+    }
+  });
 });
 
 describe.each(testDatabases.filter((database) => database.name === "PostgreSQL"))(

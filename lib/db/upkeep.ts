@@ -2,6 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "drizzle-orm";
+import { isDraining } from "@/lib/lifecycle";
 import { log } from "@/lib/log";
 import { upkeepTasks, type UpkeepTaskMessage, type UpkeepTaskName } from "./channels";
 import type { Database } from "./connection";
@@ -194,7 +195,9 @@ export async function runUpkeep(
     );
     const tasks: UpkeepTaskRun[] = [];
     for (const step of stepsOf(db, tables, plans, (table) => memory.vacuumedAt.set(table, now))) {
-      if (options.signal?.aborted) break;
+      // A draining server finishes its requests first: a VACUUM now would hold them (PGlite has one thread), and the
+      // next start does what is left.
+      if (options.signal?.aborted || isDraining()) break;
       if (tasks.length > 0) await sleep(BREATH_MS);
       // Renewed before each task; lost (the run outlived it), the rest is left to whoever has it now.
       held = await takeLease(db, UPKEEP_JOB, holder, LEASE_MS);
@@ -229,6 +232,7 @@ export async function startUpkeep(
   let latest: Promise<unknown> = Promise.resolve();
   let queued: Promise<UpkeepRun | undefined> | undefined;
   const request = (cause: string): Promise<UpkeepRun | undefined> => {
+    if (isDraining()) stopping.abort();
     if (stopping.signal.aborted) return Promise.resolve(undefined);
     if (queued) return queued;
     const run = latest.then(() => {
