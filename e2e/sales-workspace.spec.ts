@@ -270,7 +270,11 @@ test("the dashboard's numbers are the sales the test made", async () => {
   supervisor.on("pageerror", onPageError);
   await supervisor.goto("/dashboard?period=30d");
   await expect(supervisor.getByRole("heading", { name: "Painel", level: 1 })).toBeVisible();
-  await supervisor.waitForLoadState("load");
+  // Hydrated: React has attached itself to the rows the client component rendered (a mismatch is reported then).
+  await supervisor.waitForFunction(() => {
+    const row = document.querySelector('section[aria-labelledby="agents-title"] tbody tr');
+    return row !== null && Object.keys(row).some((key) => key.startsWith("__reactFiber$"));
+  });
   for (const seller of [alfa, bravo]) {
     const row = supervisor.getByRole("row").filter({ hasText: seller.agent.email });
     const counts = statusCounts(seller.sales);

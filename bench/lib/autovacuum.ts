@@ -24,7 +24,8 @@ async function owed(url: string): Promise<{ tables: string[]; workers: number }>
           where t.n_dead_tup > s.vacuum_base + s.vacuum_scale * greatest(c.reltuples, 0)
              or t.n_ins_since_vacuum > s.insert_base + s.insert_scale * greatest(c.reltuples, 0)
              or t.n_mod_since_analyze > s.analyze_base + s.analyze_scale * greatest(c.reltuples, 0)) as tables,
-       (select count(*)::int from pg_stat_activity where backend_type = 'autovacuum worker') as workers`,
+       (select count(*)::int from pg_stat_activity
+          where backend_type = 'autovacuum worker' and datname = current_database()) as workers`,
   );
   const { tables, workers } = row!;
   return { tables: tables ?? [], workers };
@@ -41,11 +42,22 @@ export async function waitForAutovacuum(
   timeoutMs = 15 * 60_000,
 ): Promise<number> {
   const started = performance.now();
+  const [settings] = await queryOnce<{ autovacuum: string; trackCounts: string }>(
+    url,
+    "select current_setting('autovacuum') as autovacuum, current_setting('track_counts') as \"trackCounts\"",
+  );
+  if (settings?.autovacuum !== "on" || settings.trackCounts !== "on") {
+    log("autovacuum is off on this server: nothing to wait for");
+    return 0;
+  }
   let last = "";
+  // The counters reach pg_stat_user_tables a moment after the writes: two clean readings in a row, not one.
+  let clean = 0;
   for (;;) {
     const { tables, workers } = await owed(url);
     const seconds = (performance.now() - started) / 1000;
-    if (tables.length === 0 && workers === 0) {
+    clean = tables.length === 0 && workers === 0 ? clean + 1 : 0;
+    if (clean === 2) {
       log(`autovacuum caught up after ${seconds.toFixed(0)} s`);
       return seconds;
     }

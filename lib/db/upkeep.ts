@@ -179,7 +179,7 @@ export async function runUpkeep(
   /** `cause`: what asked for the run (start, schedule, retention…), for the log; `signal` stops it between tasks. */
   options: { cause: string; now?: Date; signal?: AbortSignal },
 ): Promise<UpkeepRun> {
-  if (options.signal?.aborted) return skipped("stopped");
+  if (options.signal?.aborted || isDraining()) return skipped("stopped");
   if (!(await isEmbedded(db))) return skipped("autovacuum");
   const holder = randomUUID();
   if (!(await takeLease(db, UPKEEP_JOB, holder, LEASE_MS))) return skipped("lease_held");

@@ -103,7 +103,7 @@ describe.each(testDatabases)("the dashboard's numbers on $name", ({ open }) => {
 
   it("reads each agent's counts from the creation index alone", async () => {
     // The planner picks by size, and a test ledger is small: the plain scans are ruled out, so what is asserted is
-    // that the index covers the query (no sale's row read), as it must at a million sales.
+    // that the index covers the query (it names every column the query reads), as it must at a million sales.
     const plan = await handle.db.transaction(async (tx) => {
       await tx.execute(sql`set local enable_seqscan = off`);
       await tx.execute(sql`set local enable_bitmapscan = off`);

@@ -2,19 +2,13 @@ import { formatIsoDate, STATUS_LABELS } from "@/lib/format";
 import { OUTCOMES, total, type StatusCounts } from "@/lib/sales/dashboard";
 import { formatCount } from "./figures";
 
-// Tailwind's emerald-600, red-600, slate-500 and amber-600: the status badges' hues, dark enough on white. The
-// legend's swatches take them as classes: the page's CSP allows no style attribute.
-const COLORS: Record<(typeof OUTCOMES)[number], string> = {
-  accepted: "#059669",
-  rejected: "#dc2626",
-  failed: "#64748b",
-  unknown: "#d97706",
-};
-const SWATCHES: Record<(typeof OUTCOMES)[number], string> = {
-  accepted: "bg-emerald-600",
-  rejected: "bg-red-600",
-  failed: "bg-slate-500",
-  unknown: "bg-amber-600",
+// The status badges' hues (Tailwind's emerald, red, slate and amber 600), dark enough on white, as classes: the
+// page's CSP allows no style attribute, and the bars and the legend's swatches must be the same colours.
+const HUES: Record<(typeof OUTCOMES)[number], { bar: string; swatch: string }> = {
+  accepted: { bar: "fill-emerald-600", swatch: "bg-emerald-600" },
+  rejected: { bar: "fill-red-600", swatch: "bg-red-600" },
+  failed: { bar: "fill-slate-500", swatch: "bg-slate-500" },
+  unknown: { bar: "fill-amber-600", swatch: "bg-amber-600" },
 };
 
 const WIDTH = 800;
@@ -48,7 +42,7 @@ export function SalesChart({ days }: { days: { day: string; counts: StatusCounts
       <ul className="flex flex-wrap gap-4 text-sm" aria-label="Legenda">
         {OUTCOMES.map((status) => (
           <li key={status} className="flex items-center gap-2">
-            <span aria-hidden="true" className={`inline-block size-3 rounded-sm ${SWATCHES[status]}`} />
+            <span aria-hidden="true" className={`inline-block size-3 rounded-sm ${HUES[status].swatch}`} />
             {STATUS_LABELS[status]}
           </li>
         ))}
@@ -87,7 +81,7 @@ export function SalesChart({ days }: { days: { day: string; counts: StatusCounts
                     y={top}
                     width={round(slot * 0.7)}
                     height={height}
-                    fill={COLORS[status]}
+                    className={HUES[status].bar}
                   >
                     <title>{`${formatIsoDate(day)}: ${formatCount(counts[status])} ${STATUS_LABELS[status].toLowerCase()}`}</title>
                   </rect>
