@@ -47,6 +47,8 @@ async function main() {
   const figures: DatabaseFigures[] = [];
   console.log(`\n▸ PGlite: a ledger of ${settings.sales.toLocaleString("en-US")} sales`);
   figures.push(await measureDatabase("PGlite", undefined, settings));
+  // Written as each database is done: a failure in the next one does not take this one's half hour with it.
+  writeResults(figures);
   postgres = await startTestPostgres();
   if (postgres) {
     try {

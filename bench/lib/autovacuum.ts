@@ -19,7 +19,7 @@ async function owed(url: string): Promise<{ tables: string[]; workers: number }>
          current_setting('autovacuum_analyze_scale_factor')::float8 as analyze_scale
      )
      select
-       (select array_agg(t.relname order by t.relname)
+       (select array_agg(t.relname::text order by t.relname)
           from pg_stat_user_tables t join pg_class c on c.oid = t.relid, setting s
           where t.n_dead_tup > s.vacuum_base + s.vacuum_scale * greatest(c.reltuples, 0)
              or t.n_ins_since_vacuum > s.insert_base + s.insert_scale * greatest(c.reltuples, 0)
