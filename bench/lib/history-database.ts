@@ -201,9 +201,8 @@ export async function measureDatabase(
         afterKillMs,
         cleanStopMs: workspace.cleanStopMs,
       },
-      ...(workspace.autovacuumSeconds === undefined
-        ? {}
-        : { autovacuumSeconds: workspace.autovacuumSeconds }),
+      // Undefined on PGlite: JSON leaves it out.
+      autovacuumSeconds: workspace.autovacuumSeconds,
       pages: workspace.pages,
       exported: workspace.exported,
       upkeep: summarize(upkeep, workspace.timing),
