@@ -283,3 +283,21 @@ describe("sessions", () => {
     expect(problemOf({ SESSION_IDLE_MINUTES: "0" }).variable).toBe("SESSION_IDLE_MINUTES");
   });
 });
+
+describe("PASSWORD_SECOND_FACTOR", () => {
+  it("is required live and off in the sandbox unless told otherwise, in any letter case", () => {
+    expect(parseConfig(live).passwordSecondFactor).toBe("required");
+    expect(parseConfig({}, root).passwordSecondFactor).toBe("off");
+    expect(parseConfig({ ...live, PASSWORD_SECOND_FACTOR: "Supervisors" }).passwordSecondFactor).toBe(
+      "supervisors",
+    );
+    expect(parseConfig({ ...live, PASSWORD_SECOND_FACTOR: "off" }).passwordSecondFactor).toBe("off");
+    expect(parseConfig({ PASSWORD_SECOND_FACTOR: "required" }, root).passwordSecondFactor).toBe("required");
+  });
+
+  it("refuses any other value, naming the variable", () => {
+    expect(() => parseConfig({ PASSWORD_SECOND_FACTOR: "yes" }, root)).toThrow(
+      'PASSWORD_SECOND_FACTOR: is "required", "supervisors" or "off" (got "yes")',
+    );
+  });
+});

@@ -50,6 +50,11 @@ export interface Config {
   oidc: OidcConfig | null;
   /** E-mail and password sign-in (PASSWORD_SIGN_IN); the CLI manages accounts either way. */
   passwordSignIn: boolean;
+  /**
+   * Who must add a second factor to a password (PASSWORD_SECOND_FACTOR): everyone, supervisors only, or nobody (an
+   * agent who added one is still asked for it). `required` by default live, `off` in the sandbox.
+   */
+  passwordSecondFactor: SecondFactorPolicy;
   /** IANA zone of the times people read: history, sale page, export (APP_TIME_ZONE). */
   timeZone: string;
   /**
@@ -67,6 +72,21 @@ export interface Config {
   sandboxPort: number;
   /** `npm start` also appends the app's and the sandbox's log lines here. */
   logFile: string | undefined;
+}
+
+export const SECOND_FACTOR_POLICIES = ["required", "supervisors", "off"] as const;
+export type SecondFactorPolicy = (typeof SECOND_FACTOR_POLICIES)[number];
+
+function secondFactorPolicyFrom(env: RawEnv, mode: Config["mode"]): SecondFactorPolicy {
+  const value = text(env, "PASSWORD_SECOND_FACTOR")?.toLowerCase();
+  if (value === undefined) return mode === "live" ? "required" : "off";
+  if (!(SECOND_FACTOR_POLICIES as readonly string[]).includes(value)) {
+    throw new ConfigError(
+      "PASSWORD_SECOND_FACTOR",
+      `is "required", "supervisors" or "off" (got "${text(env, "PASSWORD_SECOND_FACTOR")}")`,
+    );
+  }
+  return value as SecondFactorPolicy;
 }
 
 export type TrustedProxies =
@@ -379,6 +399,7 @@ export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
     metricsToken: secret(env, "METRICS_TOKEN"),
     embed,
     ...signIn,
+    passwordSecondFactor: secondFactorPolicyFrom(env, mode),
     timeZone: parseTimeZone(text(env, "APP_TIME_ZONE")),
     customerDataRetentionDays: retentionDaysFrom(env),
     drainDelayMs: integer(env, "DRAIN_DELAY_SECONDS", 0, 0, 120) * 1_000,

@@ -35,6 +35,11 @@ export const agents = pgTable(
     role: agentRole("role").notNull().default("agent"),
     /** argon2id PHC string; null for agents who sign in only through the partner's IdP or a portal. */
     passwordHash: text("password_hash"),
+    /**
+     * The password was set by someone else (the operator, the CLI's generator): the next password sign-in must change
+     * it before anything else (ASVS V6.4.1: an initial password is for one use).
+     */
+    passwordChangeRequired: boolean("password_change_required").notNull().default(false),
     disabledAt: timestamp("disabled_at", { withTimezone: true }),
     ...timestamps,
   },
@@ -132,6 +137,8 @@ export const sessionEndReason = pgEnum("session_end_reason", [
   "absolute",
   /** Its door was closed by configuration since (the portal or IdP removed, passwords or supervisors turned off). */
   "door_closed",
+  /** `npm run agents -- reset-second-factor`: whoever held the factors is out. */
+  "second_factor_reset",
   /** Open when migration 0013 gave sessions their door and role: everyone signs in once more. */
   "upgrade",
 ]);
@@ -176,6 +183,100 @@ export const sessions = pgTable(
 );
 
 export type SessionRow = typeof sessions.$inferSelect;
+
+export const secondFactorKind = pgEnum("second_factor_kind", ["totp", "webauthn"]);
+
+/**
+ * A password account's second factors (lib/auth/second-factor): authenticator-app secrets (TOTP, RFC 6238) and
+ * security keys or passkeys (WebAuthn). A row with no `confirmedAt` is an enrolment under way (its secret shown, its
+ * first code not yet typed; a key's ceremony not finished): it verifies nothing and goes when it expires.
+ */
+export const secondFactors = pgTable(
+  "second_factors",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    agentId: uuid("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    kind: secondFactorKind("kind").notNull(),
+    /** What the agent calls it ("Celular", "Chave USB"), shown on the account page. */
+    label: text("label").notNull(),
+    /** TOTP: the shared secret, AES-256-GCM sealed under a key derived from AUTH_SECRET (lib/auth/sealed.ts). */
+    totpSecret: text("totp_secret"),
+    /** TOTP: the time step of the last code accepted; a code of that step or before is refused (used once). */
+    totpLastStep: bigint("totp_last_step", { mode: "number" }),
+    /** WebAuthn: the credential's id (base64url) and COSE public key (base64url), its signature counter. */
+    credentialId: text("credential_id"),
+    publicKey: text("public_key"),
+    signCount: bigint("sign_count", { mode: "number" }),
+    transports: text("transports").array(),
+    /** WebAuthn enrolment under way: the challenge the key must sign. */
+    challenge: text("challenge"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    confirmedAt: timestamp("confirmed_at", { withTimezone: true }),
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+  },
+  (table) => [
+    index("second_factors_agent_idx").on(table.agentId),
+    uniqueIndex("second_factors_credential_key").on(table.credentialId),
+  ],
+);
+
+export type SecondFactor = typeof secondFactors.$inferSelect;
+export type SecondFactorKind = (typeof secondFactorKind.enumValues)[number];
+
+/** Ten single-use codes per account for when no factor is at hand, stored as argon2id hashes. */
+export const recoveryCodes = pgTable(
+  "recovery_codes",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    agentId: uuid("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    codeHash: text("code_hash").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    usedAt: timestamp("used_at", { withTimezone: true }),
+  },
+  (table) => [index("recovery_codes_agent_idx").on(table.agentId)],
+);
+
+/**
+ * A password sign-in between the password and its session: what is left to do (the second factor, a new password,
+ * an enrolment), for at most ten minutes. The browser holds a random token in an HttpOnly cookie; the row its
+ * SHA-256. Completed once: the session it opens is Auth.js's, through the `sign-in-steps` provider (auth.ts).
+ */
+export const signInChallenges = pgTable(
+  "sign_in_challenges",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    tokenHash: text("token_hash").notNull(),
+    agentId: uuid("agent_id")
+      .notNull()
+      .references(() => agents.id, { onDelete: "cascade" }),
+    /** The password's credential (lib/auth/credential.ts) when it was checked, or set during the steps. */
+    credential: text("credential").notNull(),
+    /** The account had factors: one must be verified (`secondFactorAt`). */
+    verifyFactor: boolean("verify_factor").notNull(),
+    /** The policy asks for a factor and the account has none: one must be enrolled. */
+    enrolFactor: boolean("enrol_factor").notNull(),
+    changePassword: boolean("change_password").notNull(),
+    secondFactorAt: timestamp("second_factor_at", { withTimezone: true }),
+    passwordChangedAt: timestamp("password_changed_at", { withTimezone: true }),
+    /** WebAuthn: the challenge of the assertion asked for. */
+    webauthnChallenge: text("webauthn_challenge"),
+    /** Where the agent was going (a path of this app). */
+    returnTo: text("return_to").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    completedAt: timestamp("completed_at", { withTimezone: true }),
+  },
+  (table) => [
+    uniqueIndex("sign_in_challenges_token_key").on(table.tokenHash),
+    index("sign_in_challenges_expires_idx").on(table.expiresAt),
+  ],
+);
+
+export type SignInChallenge = typeof signInChallenges.$inferSelect;
 export type SessionMethod = (typeof sessionMethod.enumValues)[number];
 export type SessionEndReason = (typeof sessionEndReason.enumValues)[number];
 
@@ -341,6 +442,11 @@ export const auditAction = pgEnum("audit_action", [
   "agent.identity_linked",
   "agent.identity_unlinked",
   "agent.role_changed",
+  "agent.password_changed",
+  "agent.second_factor_added",
+  "agent.second_factor_removed",
+  "agent.second_factor_reset",
+  "agent.recovery_codes_generated",
 ]);
 
 export const auditEvents = pgTable(

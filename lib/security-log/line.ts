@@ -9,13 +9,23 @@ import type { EndedSession } from "@/lib/db/queries/sessions";
 export type SecurityEventName =
   | "auth.sign_in"
   | "auth.lockout"
+  /** A second factor checked at sign-in (`details.factor`: totp, webauthn, recovery_code), or refused. */
+  | "auth.second_factor"
+  /** The current password asked again before a change to the account's password or factors (ASVS V7.5.1). */
+  | "auth.reauthentication"
   | "auth.sign_out"
   | "auth.session_ended"
   | "access.refused"
   | "account.created"
   | "account.identity_linked"
   | "account.identity_unlinked"
-  | "account.role_changed";
+  | "account.role_changed"
+  | "account.password_changed"
+  | "account.second_factor_added"
+  | "account.second_factor_removed"
+  /** The operator removed every factor and recovery code (`npm run agents -- reset-second-factor`). */
+  | "account.second_factor_reset"
+  | "account.recovery_codes_generated";
 
 export interface SecurityEventFields {
   outcome: "success" | "failure";
