@@ -8,7 +8,7 @@ import { freePort } from "../bench/lib/processes";
 import { userMessageFor } from "../lib/errors";
 import { expect, test } from "./fixtures";
 import { SignInPage } from "./pages/sign-in-page";
-import { agentsCli, operatorTool } from "./support/agents-cli";
+import { agentsCli, keepFirstPassword, operatorTool } from "./support/agents-cli";
 import { cookieHeader } from "./support/hostile-requests";
 import { startAppInstance, type AppInstance } from "./support/app-instance";
 import {
@@ -216,6 +216,7 @@ test("opted in, the IdP adopts a password account; each door keeps its own role"
     cliEnv,
   );
   expect(added.status).toBe(0);
+  await keepFirstPassword(IDP_USERS.ines.email, cliEnv);
   const throughIdp = await signedInThroughIdp(browser, IDP_USERS.ines);
   const adopted = (await sessionOf(throughIdp.request))!.user!;
   // The IdP's claim says agent: that session is an agent's, whatever the operator gave the password.
@@ -315,6 +316,7 @@ test("every security event is one log line naming the door, the account and the 
     ["add", "--email", agent.email, "--name", "Agente Log", "--password", agent.password],
     cliEnv,
   );
+  await keepFirstPassword(agent.email, cliEnv);
   const agentId = securityLines(created.stderr).find((line) => line.event === "account.created")!
     .agentId as string;
   expectLine(securityLines(created.stderr), {
@@ -414,6 +416,7 @@ test("every security event is one log line naming the door, the account and the 
     ],
     cliEnv,
   );
+  await keepFirstPassword(supervisor.email, cliEnv);
   const desk = await signInPage();
   await new SignInPage(desk).signIn(supervisor.email, supervisor.password);
   await desk.goto(`/sales/${unknownSale}?settle=registered`);

@@ -1,12 +1,13 @@
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { and, eq, isNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/lib/db/connection";
 import { findAgentByEmail, insertAgent } from "@/lib/db/queries/agents";
 import { findIdentity, linkIdentity } from "@/lib/db/queries/identities";
 import { findSessionAgent } from "@/lib/db/queries/sessions";
-import { agentIdentities, type Agent } from "@/lib/db/schema";
+import { agentIdentities, agents, recoveryCodes, secondFactors, sessions, type Agent } from "@/lib/db/schema";
 import { sessionTag } from "@/lib/security-log/line";
 import { openTestSession, TEST_SESSION_LIMITS } from "@/test/sessions";
 import { runTool } from "@/test/cli";
@@ -64,10 +65,12 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
     const result = await agentsCli(["add", "--email", "Joana@Example.com", "--name", "Joana Lima"], env);
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(
-      /^Added joana@example\.com {2}Joana Lima {2}agent {2}active\nPassword: \S{19}\n$/,
+      /^Added joana@example\.com {2}Joana Lima {2}agent {2}active\nPassword: \S{19}\nThe agent must change this password at first sign-in\.\n$/,
     );
     const agent = await findAgentByEmail(handle.db, "joana@example.com");
     expect(agent?.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    // A password someone else chose is for one sign-in: the first one asks for a new one.
+    expect(agent?.passwordChangeRequired).toBe(true);
   });
 
   it("refuses a second agent with the same e-mail in another letter case", async () => {
@@ -84,7 +87,29 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
     );
     expect(result.status).toBe(0);
     expect(result.stdout).not.toContain("Password:");
-    expect((await findAgentByEmail(handle.db, "sup@example.com"))?.role).toBe("supervisor");
+    expect(result.stdout).toContain("The agent must change this password at first sign-in.");
+    const agent = await findAgentByEmail(handle.db, "sup@example.com");
+    expect(agent?.role).toBe("supervisor");
+    expect(agent?.passwordChangeRequired).toBe(true);
+  });
+
+  it.each([
+    [["--password", "password"], "it is among the most common or breached passwords."],
+    [["--password", "Senha123"], "it is among the most common or breached passwords."],
+    [["--password", "marcos.rocha-2024"], "it contains the account's e-mail address."],
+    [["--password", "o marcos da rocha"], "it contains the account's name."],
+    [["--password", "curta"], "it must have at least 8 characters."],
+    [["--password-stdin"], "it holds control characters, which cannot be used."],
+  ])("refuses a password typed for a new account, %j, and creates none", async (password, why) => {
+    const result = await agentsCli(
+      ["add", "--email", "marcos.rocha@example.com", "--name", "Marcos Rocha", ...password],
+      env,
+      "ab\u0000cdefghij\n",
+    );
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain(`The password is refused: ${why}`);
+    expect(result.stdout).toBe("");
+    expect(await findAgentByEmail(handle.db, "marcos.rocha@example.com")).toBeUndefined();
   });
 
   it("lists, disables, enables and resets passwords", async () => {
@@ -100,13 +125,37 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
     expect((await findAgentByEmail(handle.db, "joana@example.com"))?.disabledAt).toBeNull();
 
     const before = await findAgentByEmail(handle.db, "joana@example.com");
+    for (const [password, why] of [
+      ["qwerty123", "it is among the most common or breached passwords."],
+      ["joana-secreta", "it contains the account's e-mail address."],
+      ["a senhora LIMA", "it contains the account's name."],
+    ]) {
+      const refused = await agentsCli(
+        ["reset-password", "--email", "JOANA@example.com", "--password", password!],
+        env,
+      );
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toContain(`The password is refused: ${why}`);
+    }
+    expect((await findAgentByEmail(handle.db, "joana@example.com"))?.passwordHash).toBe(before?.passwordHash);
+
+    // The agent had changed the first password: a new one from the operator is again for one sign-in.
+    await handle.db
+      .update(agents)
+      .set({ passwordChangeRequired: false })
+      .where(eq(agents.email, "joana@example.com"));
     const reset = await agentsCli(
       ["reset-password", "--email", "joana@example.com", "--password", "another password"],
       env,
     );
     expect(reset.status).toBe(0);
+    expect(reset.stdout).toBe(
+      "New password set for joana@example.com; open sessions ended.\n" +
+        "The agent must change this password at first sign-in.\n",
+    );
     const after = await findAgentByEmail(handle.db, "joana@example.com");
     expect(after?.passwordHash).not.toBe(before?.passwordHash);
+    expect(after?.passwordChangeRequired).toBe(true);
   });
 
   const limits = TEST_SESSION_LIMITS;
@@ -294,6 +343,104 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
     ).toBe("joana@example.com already has the role supervisor.\n");
   });
 
+  it("resets an agent's second factors and recovery codes, ending their sessions, on the audit trail", async () => {
+    const agent = (await findAgentByEmail(handle.db, "joana@example.com"))!;
+    const confirmedAt = new Date();
+    await handle.db.insert(secondFactors).values([
+      { agentId: agent.id, kind: "totp", label: "Celular", totpSecret: "sealed", confirmedAt },
+      {
+        agentId: agent.id,
+        kind: "webauthn",
+        label: "Chave USB",
+        credentialId: "credential-joana",
+        publicKey: "public-key",
+        signCount: 3,
+        confirmedAt,
+      },
+      // An enrolment under way: it goes too, but was no factor yet.
+      { agentId: agent.id, kind: "totp", label: "Celular novo", totpSecret: "sealed" },
+    ]);
+    await handle.db
+      .insert(recoveryCodes)
+      .values(Array.from({ length: 7 }, (_, index) => ({ agentId: agent.id, codeHash: `hash-${index}` })));
+    // Someone else's factor stays.
+    const other = (await findAgentByEmail(handle.db, "sup@example.com"))!;
+    await handle.db
+      .insert(secondFactors)
+      .values({ agentId: other.id, kind: "totp", label: "Celular", totpSecret: "sealed", confirmedAt });
+    // A password session, and the portal session opened earlier: every door's ends.
+    const session = await openFor(agent, "password");
+    expect(await isLive(agent.id, session)).toBe(true);
+    const before = await agentsCli(["sessions", "--email", "joana@example.com"], env);
+    expect(before.stdout).toContain("joana@example.com: 2 open sessions\n");
+
+    const reset = await agentsCli(
+      ["reset-second-factor", "--email", "Joana@example.com", "--reason", "ticket 4521: phone lost"],
+      env,
+    );
+    expect(reset.status).toBe(0);
+    expect(reset.stdout).toBe(
+      "Second factors reset for joana@example.com: 2 factors and 7 recovery codes removed, 2 sessions ended. " +
+        "The next password sign-in enrols a new factor where the policy asks for one.\n",
+    );
+    const [event, ...endings] = securityLines(reset.stderr);
+    expect(event).toEqual(
+      expect.objectContaining({
+        event: "account.second_factor_reset",
+        outcome: "success",
+        door: "cli",
+        agentId: agent.id,
+        factors: 2,
+        recoveryCodes: 7,
+        address: null,
+      }),
+    );
+    expect(endings).toHaveLength(2);
+    for (const ending of endings) {
+      expect(ending).toMatchObject({
+        event: "auth.session_ended",
+        agentId: agent.id,
+        reason: "second_factor_reset",
+      });
+    }
+    expect(endings.map((ending) => ending.session)).toContain(sessionTag(session));
+    expect(await isLive(agent.id, session)).toBe(false);
+    expect((await agentsCli(["sessions", "--email", "joana@example.com"], env)).stdout).toBe(
+      "joana@example.com has no open session.\n",
+    );
+    const [ended] = await handle.db.select().from(sessions).where(eq(sessions.id, session));
+    expect(ended?.endReason).toBe("second_factor_reset");
+    expect(await handle.db.select().from(secondFactors).where(eq(secondFactors.agentId, agent.id))).toEqual(
+      [],
+    );
+    expect(
+      await handle.db
+        .select()
+        .from(recoveryCodes)
+        .where(and(eq(recoveryCodes.agentId, agent.id), isNull(recoveryCodes.usedAt))),
+    ).toEqual([]);
+    expect(
+      await handle.db.select().from(secondFactors).where(eq(secondFactors.agentId, other.id)),
+    ).toHaveLength(1);
+
+    const trail = await runTool("audit", ["list"], env);
+    const line = trail.stdout.split("\n").find((row) => row.includes("  agent.second_factor_reset  "));
+    expect(line).toContain('"ticket 4521: phone lost"');
+    expect(JSON.parse(line!.split("  ").at(-1)!)).toEqual({
+      agentId: agent.id,
+      email: "joana@example.com",
+      factors: 2,
+      recoveryCodes: 7,
+      sessionsEnded: 2,
+    });
+
+    const again = await agentsCli(["reset-second-factor", "--email", "joana@example.com"], env);
+    expect(again.stdout).toBe(
+      "Second factors reset for joana@example.com: 0 factors and 0 recovery codes removed, 0 sessions ended. " +
+        "The next password sign-in enrols a new factor where the policy asks for one.\n",
+    );
+  });
+
   it("reports the accounts the migration could not tell were created with their doors, until an operator decides", async () => {
     const mixed = await insertAgent(handle.db, {
       email: "mixed@example.com",
@@ -347,7 +494,23 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
       ["add", "--email", "x@example.com", "--name", "X", "--role", "admin"],
       '--role is "agent" or "supervisor".',
     ],
-    [["add", "--email", "x@example.com", "--name", "X", "--password", "short"], "8 to 256 characters"],
+    [
+      ["add", "--email", "x@example.com", "--name", "X", "--password", "short"],
+      "The password is refused: it must have at least 8 characters.",
+    ],
+    [
+      ["reset-password", "--email", "joana@example.com", "--password", "12345678"],
+      "The password is refused: it is among the most common or breached passwords.",
+    ],
+    [
+      ["reset-second-factor", "--email", "nobody@example.com"],
+      "No agent with the e-mail nobody@example.com.",
+    ],
+    [["reset-second-factor"], "--email is required."],
+    [
+      ["reset-second-factor", "--email", "joana@example.com", "--reason", "asked by joana@example.com"],
+      "--reason must not hold an e-mail",
+    ],
     [["disable", "--email", "nobody@example.com"], "No agent with the e-mail nobody@example.com."],
     [["set-role", "--email", "joana@example.com"], "--role is required."],
     [["link", "--email", "joana@example.com"], "Name the door: --idp, or --portal ISSUER."],
@@ -388,6 +551,8 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
       "agent.identity_unlinked - -",
       "agent.identity_linked - -",
       "agent.role_changed - joana@example.com",
+      "agent.second_factor_reset - joana@example.com",
+      "agent.second_factor_reset - joana@example.com",
       "agent.identity_linked - -",
       "agent.identity_unlinked - -",
       "agent.identity_unlinked - -",
@@ -404,9 +569,12 @@ describe("agents CLI and the embedded database's single-process rule", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "partner-sales-cli-"));
     expect(
       (
-        await agentsCli(["add", "--email", "a@example.com", "--name", "A", "--password", "password123"], {
-          DATA_DIR: dataDir,
-        })
+        await agentsCli(
+          ["add", "--email", "a@example.com", "--name", "A", "--password", "a long enough password"],
+          {
+            DATA_DIR: dataDir,
+          },
+        )
       ).status,
     ).toBe(0);
     expect((await agentsCli(["list"], { DATA_DIR: dataDir })).stdout).toContain("a@example.com");

@@ -1,11 +1,7 @@
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import {
-  generatePassword,
-  hashPassword,
-  PASSWORD_MAX_LENGTH,
-  PASSWORD_MIN_LENGTH,
-} from "../lib/auth/password";
+import { generatePassword, hashPassword } from "../lib/auth/password";
+import { newPasswordProblem, PASSWORD_PROBLEM_EN, type PasswordOwner } from "../lib/auth/password-policy";
 import type { Config } from "../lib/config/parse";
 import type { Database } from "../lib/db/connection";
 import {
@@ -19,6 +15,7 @@ import {
   type AgentChange,
 } from "../lib/db/queries/agents";
 import { recordAuditEvent } from "../lib/db/queries/audit-events";
+import { resetSecondFactors } from "../lib/db/queries/second-factors";
 import {
   findIdentity,
   inviteIdentity,
@@ -31,6 +28,7 @@ import {
 import { endAgentSessions, listOpenSessions, type EndedSession } from "../lib/db/queries/sessions";
 import type { Agent, AgentIdentity, AgentRole, IdentityKind } from "../lib/db/schema";
 import { doorName, type Door } from "../lib/auth/doors";
+import { scrubPersonalData } from "../lib/log";
 import { endedSessionEvent, sessionTag } from "../lib/security-log/line";
 import { cliSecurityEvent, CommandError, runCli, UsageError, type CliContext } from "./cli";
 
@@ -44,6 +42,7 @@ const USAGE = `Manage agent accounts and the doors they sign in by.
   npm run agents -- set-role --email E --role agent|supervisor
   npm run agents -- sessions --email E
   npm run agents -- end-sessions --email E
+  npm run agents -- reset-second-factor --email E [--reason R]
   npm run agents -- link --email E --idp [--subject SUB]
   npm run agents -- link --email E --portal ISSUER --subject SUB
   npm run agents -- unlink --email E (--idp | --portal ISSUER)
@@ -55,8 +54,12 @@ IdP's "sub" for the person; without --subject it invites the account: the next s
 e-mail (verified by the IdP) takes it, within 7 days. link --portal links a portal's agent id (its tokens' "sub").
 unlink forgets the identities of a door and ends the sessions opened through them. list shows each account's
 doors, and the accounts that earlier versions linked to two sources by e-mail, for you to review.
-Without a password, add and reset-password generate one and print it once. --no-password (the default when
-PASSWORD_SIGN_IN=off) adds an account that signs in only through the partner's IdP or a portal, once linked.
+Without a password, add and reset-password generate one and print it once. A password given is refused when it
+is among the most common or breached ones, or holds the account's e-mail or name; given or generated, the agent
+must change it at first sign-in. --no-password (the default when PASSWORD_SIGN_IN=off) adds an account that signs
+in only through the partner's IdP or a portal, once linked.
+reset-second-factor removes every second factor (authenticator app, security key) and recovery code of an agent
+who lost them, and ends their sessions: make sure who is asking first, and say why in --reason (the ticket).
 Works while the app runs: with the embedded database it goes through the app's socket in DATA_DIR.`;
 
 const INVITATION_DAYS = 7;
@@ -75,21 +78,39 @@ function requireRole(value: string | undefined, fallback?: AgentRole): AgentRole
   return role;
 }
 
-function passwordFrom(values: { password?: string; "password-stdin"?: boolean }): {
-  password: string;
-  generated: boolean;
-} {
+/** The password typed (--password, --password-stdin), as its account's rules allow it, or a generated one. */
+function passwordFrom(
+  values: { password?: string; "password-stdin"?: boolean },
+  owner: PasswordOwner,
+): { password: string; generated: boolean } {
   if (values.password !== undefined && values["password-stdin"]) {
     throw new UsageError("Give --password or --password-stdin, not both.");
   }
   const given = values["password-stdin"] ? readFileSync(0, "utf8").replace(/\r?\n$/, "") : values.password;
   if (given === undefined) return { password: generatePassword(), generated: true };
-  if (given.length < PASSWORD_MIN_LENGTH || given.length > PASSWORD_MAX_LENGTH) {
-    throw new UsageError(
-      `The password must have ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters.`,
-    );
-  }
+  const problem = newPasswordProblem(given, owner);
+  if (problem) throw new UsageError(`The password is refused: ${PASSWORD_PROBLEM_EN[problem]}`);
   return { password: given, generated: false };
+}
+
+/** What the operator gives or is given: a password set here is for one sign-in (ASVS V6.4.1). */
+function passwordNote(password: string, generated: boolean): string {
+  return `${generated ? `\nPassword: ${password}` : ""}\nThe agent must change this password at first sign-in.`;
+}
+
+/** Why the operator acts, for the audit trail: a ticket, never a person's data (the trail is kept as it is). */
+function optionalReason(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  const reason = value.trim();
+  if (!reason) throw new UsageError("--reason says why: the request's ticket, in a few words.");
+  if (reason.length > 500) throw new UsageError("--reason has at most 500 characters.");
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(reason))
+    throw new UsageError("--reason must not hold control characters.");
+  if (scrubPersonalData(reason) !== reason)
+    throw new UsageError(
+      "--reason must not hold an e-mail, phone or document number: give the ticket instead.",
+    );
+  return reason;
 }
 
 function describe(agent: Agent): string {
@@ -184,6 +205,7 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
       idp: { type: "boolean" },
       portal: { type: "string" },
       subject: { type: "string" },
+      reason: { type: "string" },
     },
     strict: true,
   });
@@ -198,18 +220,25 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
       if (values["no-password"] && given) throw new UsageError("Give a password or --no-password, not both.");
       const withPassword = !(values["no-password"] || (!config.passwordSignIn && !given));
       const { password, generated } = withPassword
-        ? passwordFrom(values)
+        ? passwordFrom(values, { email, name })
         : { password: "", generated: false };
       const agent = await insertAgent(await db(), {
         email,
         name,
         role,
         passwordHash: withPassword ? await hashPassword(password) : null,
+        passwordChangeRequired: withPassword,
       });
       await recordAuditEvent(await db(), {
         ...operator,
         action: "agent.created",
-        details: { agentId: agent.id, email: agent.email, role, password: withPassword },
+        details: {
+          agentId: agent.id,
+          email: agent.email,
+          role,
+          password: withPassword,
+          passwordChangeRequired: withPassword,
+        },
       });
       cliSecurityEvent("account.created", {
         outcome: "success",
@@ -220,7 +249,7 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
       if (!withPassword) {
         return `Added ${describe(agent)} (no password: link its IdP or portal identity with npm run agents -- link)`;
       }
-      return `Added ${describe(agent)}${generated ? `\nPassword: ${password}` : ""}`;
+      return `Added ${describe(agent)}${passwordNote(password, generated)}`;
     }
     case "list": {
       const [agents, identities, toReview] = await Promise.all([
@@ -254,12 +283,20 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
       return `${command === "disable" ? "Disabled (open sessions end on their next request)" : "Enabled"}: ${describe(result.agent)}`;
     }
     case "reset-password": {
-      const email = requireEmail(values.email);
-      const { password, generated } = passwordFrom(values);
-      const result = await setAgentPassword(await db(), email, await hashPassword(password));
-      if (!result) throw new UsageError(`No agent with the e-mail ${email}.`);
-      await loggedChange(result);
-      return `New password set for ${result.agent.email}; open sessions ended.${generated ? `\nPassword: ${password}` : ""}`;
+      const agent = await agentByEmail(await db(), requireEmail(values.email));
+      const { password, generated } = passwordFrom(values, agent);
+      const result = await setAgentPassword(
+        await db(),
+        agent.email,
+        await hashPassword(password),
+        new Date(),
+        {
+          changeRequired: true,
+        },
+      );
+      if (!result) throw new UsageError(`No agent with the e-mail ${agent.email}.`);
+      await loggedChange(result, { passwordChangeRequired: true });
+      return `New password set for ${result.agent.email}; open sessions ended.${passwordNote(password, generated)}`;
     }
     case "set-role": {
       const email = requireEmail(values.email);
@@ -292,6 +329,35 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
       const ended = await endAgentSessions(await db(), agent.id, new Date(), "ended_by_operator");
       await loggedChange({ agent, endedSessions: ended });
       return `Ended ${plural(ended.length, "session")} of ${agent.email}.`;
+    }
+    case "reset-second-factor": {
+      const agent = await agentByEmail(await db(), requireEmail(values.email));
+      const reason = optionalReason(values.reason);
+      const reset = await resetSecondFactors(await db(), agent.id, new Date());
+      await recordAuditEvent(await db(), {
+        ...operator,
+        action: "agent.second_factor_reset",
+        reason,
+        details: {
+          agentId: agent.id,
+          email: agent.email,
+          factors: reset.factors,
+          recoveryCodes: reset.recoveryCodes,
+          sessionsEnded: reset.endedSessions.length,
+        },
+      });
+      cliSecurityEvent("account.second_factor_reset", {
+        outcome: "success",
+        door: operator.door,
+        agentId: agent.id,
+        details: { factors: reset.factors, recoveryCodes: reset.recoveryCodes },
+      });
+      logEnded(reset.endedSessions);
+      return (
+        `Second factors reset for ${agent.email}: ${plural(reset.factors, "factor")} and ` +
+        `${plural(reset.recoveryCodes, "recovery code")} removed, ${plural(reset.endedSessions.length, "session")} ` +
+        "ended. The next password sign-in enrols a new factor where the policy asks for one."
+      );
     }
     case "link":
       return link(await db(), values, config, operator);

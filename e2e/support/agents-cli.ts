@@ -32,6 +32,26 @@ export function operatorTool(
 export const agentsCli = (args: string[], env: Record<string, string> = {}) =>
   operatorTool("agents", args, env);
 
+/**
+ * A password the CLI set is the person's to change at their first sign-in (e2e/second-factor.spec.ts): for the
+ * specs about everything else, the account as it is once they have.
+ */
+export async function keepFirstPassword(email: string, env: Record<string, string> = {}): Promise<void> {
+  const child = spawn(
+    join(root, "node_modules/.bin/tsx"),
+    ["--conditions=react-server", "e2e/support/first-password-kept.ts", email],
+    {
+      cwd: root,
+      env: { ...process.env, PARTNER_API_BASE_URL: "", DATABASE_URL: "", DATA_DIR: E2E_DATA_DIR, ...env },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
+  let stderr = "";
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  const status = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  if (status !== 0) throw new Error(`first-password-kept failed: ${stderr}`);
+}
+
 export interface TestAgent {
   email: string;
   password: string;
@@ -53,5 +73,6 @@ export async function createAgent(
     env,
   );
   if (result.status !== 0) throw new Error(`agents add failed: ${result.stderr}`);
+  await keepFirstPassword(agent.email, env);
   return agent;
 }

@@ -1,8 +1,8 @@
 import "server-only";
-import { asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../connection";
 import { prepared } from "../prepared";
-import { agents, type Agent, type AgentRole, type NewAgent } from "../schema";
+import { agents, sessions, type Agent, type AgentRole, type NewAgent } from "../schema";
 import { recordAuditEvent, type AuditActor } from "./audit-events";
 import { endAgentSessions, endPasswordSessions, type EndedSession } from "./sessions";
 
@@ -39,7 +39,14 @@ export class AgentExistsError extends Error {
 
 export async function insertAgent(
   db: Database,
-  input: { email: string; name: string; role: AgentRole; passwordHash: string | null },
+  input: {
+    email: string;
+    name: string;
+    role: AgentRole;
+    passwordHash: string | null;
+    /** The password was chosen by someone else (the operator): the first sign-in must change it. */
+    passwordChangeRequired?: boolean;
+  },
 ): Promise<Agent> {
   const [agent] = await db
     .insert(agents)
@@ -93,21 +100,76 @@ export async function setAgentDisabled(
   });
 }
 
-/** A new password ends the agent's sessions: whoever knew the old one is out. */
+/**
+ * A new password ends the agent's sessions: whoever knew the old one is out. `changeRequired`: it was chosen by
+ * someone else (the operator's CLI), so the next password sign-in must change it; otherwise the flag is cleared.
+ */
 export async function setAgentPassword(
   db: Database,
   email: string,
   passwordHash: string,
   now = new Date(),
+  { changeRequired = false }: { changeRequired?: boolean } = {},
 ): Promise<AgentChange | undefined> {
   return db.transaction(async (tx) => {
     const [agent] = await tx
       .update(agents)
-      .set({ passwordHash, updatedAt: sql`now()` })
+      .set({ passwordHash, passwordChangeRequired: changeRequired, updatedAt: sql`now()` })
       .where(eq(agents.email, normalizeEmail(email)))
       .returning();
     if (!agent) return undefined;
     return { agent, endedSessions: await endAgentSessions(tx, agent.id, now, "password_changed") };
+  });
+}
+
+/**
+ * The agent's own new password (the account page, or the change a sign-in asks for), in one transaction: the hash,
+ * no change required any more, every other session of the agent ended ("password_changed"), and the audit trail.
+ * The session that asked (`keepSessionId`; null at a sign-in, which has none yet) goes on: a password session's
+ * `credential` becomes `credential` (lib/auth/credential.ts's `passwordCredential` of the new hash), which the
+ * session check compares with the account's hash. Undefined when there is no such agent.
+ */
+export async function changeOwnPassword(
+  db: Database,
+  input: {
+    agentId: string;
+    passwordHash: string;
+    keepSessionId: string | null;
+    credential: string;
+    now: Date;
+  },
+): Promise<AgentChange | undefined> {
+  return db.transaction(async (tx) => {
+    const [agent] = await tx
+      .update(agents)
+      .set({ passwordHash: input.passwordHash, passwordChangeRequired: false, updatedAt: sql`now()` })
+      .where(eq(agents.id, input.agentId))
+      .returning();
+    if (!agent) return undefined;
+    const endedSessions = await endAgentSessions(tx, agent.id, input.now, "password_changed", {
+      except: input.keepSessionId ?? undefined,
+    });
+    if (input.keepSessionId) {
+      await tx
+        .update(sessions)
+        .set({ credential: input.credential })
+        .where(
+          and(
+            eq(sessions.id, input.keepSessionId),
+            eq(sessions.agentId, agent.id),
+            eq(sessions.method, "password"),
+            isNull(sessions.endedAt),
+          ),
+        );
+    }
+    await recordAuditEvent(tx, {
+      actor: `agent:${agent.id}`,
+      agentId: agent.id,
+      door: "password",
+      action: "agent.password_changed",
+      details: { agentId: agent.id, email: agent.email, sessionsEnded: endedSessions.length },
+    });
+    return { agent, endedSessions };
   });
 }
 
