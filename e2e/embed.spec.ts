@@ -5,7 +5,7 @@ import type { Frame, Page } from "@playwright/test";
 import { userMessageFor } from "../lib/errors";
 import type { EmbedErrorCode } from "../lib/errors/embed";
 import { expect, test } from "./fixtures";
-import { ALLOWED_PORTAL, DEMO_AGENT, E2E_LOG_FILE, E2E_PORTS, PORTAL_PORTS } from "./support/environment";
+import { ALLOWED_PORTAL, E2E_LOG_FILE, E2E_PORTS, PORTAL_PORTS } from "./support/environment";
 import { signEmbedToken, startPortal } from "./support/portal";
 import { OTHER_PORTAL, PORTAL } from "./support/portal-keys";
 import { formatCpf, freshCpf, sandboxControl } from "./support/sandbox";
@@ -366,27 +366,23 @@ test("an expired token of the agent whose session the frame holds shows the form
   await expectProblem(page, "token_expired");
 });
 
-test("without a token or a session the frame says so, fits it, and signs in with e-mail and password in place", async ({
+test("without a token or a session the frame says so, fits it, and never asks for a password in place", async ({
   page,
 }) => {
   const frame = await mountInPortal(page, ALLOWED_PORTAL, { appearance: { radius: 4 } });
   await expectProblem(page, "session_missing");
   await expectNoAxeViolations(page);
-  const problemHeight = (await page.locator("#partner-sales iframe").boundingBox())!.height;
-
-  await frame.getByRole("link", { name: "Entrar com e-mail e senha" }).click();
-  await expect(frame.getByRole("button", { name: "Entrar" })).toBeVisible();
-  // The sign-in page reports its height too: the frame sized for one line grows to it.
-  await expect
-    .poll(async () => (await page.locator("#partner-sales iframe").boundingBox())?.height ?? 0)
-    .toBeGreaterThan(problemHeight + 150);
-  await frame.getByLabel("E-mail").fill(DEMO_AGENT.email);
-  await frame.getByLabel("Senha").fill(DEMO_AGENT.password);
-  await frame.getByRole("button", { name: "Entrar" }).click();
-  await expect(frame.getByLabel("CPF")).toBeVisible();
-  // Back on /embed with the portal's appearance.
-  expect(appFrame(page).url()).toBe(`${APP}/embed?radius=4`);
+  // The app's own sign-in (a password, a second factor) opens in a tab of its own, never inside the portal.
+  const link = frame.getByRole("link", { name: "Entrar no Partner Sales em uma nova aba" });
+  await expect(link).toHaveAttribute("target", "_blank");
+  await expect(link).toHaveAttribute("href", "/sign-in");
   await expectFrameFitsContent(page);
+
+  // Sent into the frame anyway (a portal linking to it), the sign-in page shows no password field.
+  await appFrame(page).goto(`${APP}/sign-in`);
+  await expect(frame.getByText("não é feita dentro do portal")).toBeVisible();
+  await expect(frame.getByLabel("Senha")).toHaveCount(0);
+  await expectNoAxeViolations(page);
 });
 
 test("a session cookie the browser did not keep, a token the portal did not give and a failed exchange each say so and tell the portal", async ({

@@ -6,14 +6,7 @@ import { EmbeddedSaleForm } from "@/components/embed/embedded-sale-form";
 import { embedSettings } from "@/lib/dal/embed";
 import { listPlans } from "@/lib/dal/plans";
 import { verifySession } from "@/lib/dal/session";
-import { signInOptions } from "@/lib/dal/sign-in-options";
-import {
-  appearanceQuery,
-  appearanceStylesheetHref,
-  parseAppearance,
-  type Appearance,
-  type AppearanceWarning,
-} from "@/lib/embed-appearance";
+import { appearanceStylesheetHref, parseAppearance, type AppearanceWarning } from "@/lib/embed-appearance";
 import { log } from "@/lib/log";
 import { submitSaleAction } from "@/lib/actions/sales";
 
@@ -30,18 +23,16 @@ export default async function EmbedPage({ searchParams }: PageProps<"/embed">) {
       {/* A stylesheet of 'self', not a style element: after the token sign-in the form comes by a client-side
           navigation, whose payload would carry another response's CSP nonce, which this document refuses. */}
       {stylesheet ? <link rel="stylesheet" href={stylesheet} precedence="embed-appearance" /> : null}
-      <EmbedState query={query} appearance={appearance} warnings={warnings} />
+      <EmbedState query={query} warnings={warnings} />
     </>
   );
 }
 
 async function EmbedState({
   query: { token, status, "sign-in": signIn },
-  appearance,
   warnings,
 }: {
   query: Query;
-  appearance: Appearance;
   warnings: AppearanceWarning[];
 }) {
   const { allowedOrigins } = embedSettings();
@@ -74,15 +65,16 @@ async function EmbedState({
     );
   }
   if (!agent) {
-    const backHere = `/embed${appearanceQuery(appearance)}`;
     return (
       <EmbedProblem
         code="session_missing"
         allowedOrigins={allowedOrigins}
         warnings={warnings}
         action={
-          <a href={`/sign-in?callbackUrl=${encodeURIComponent(backHere)}`} className="underline">
-            {signInOptions().password ? "Entrar com e-mail e senha" : "Entrar"}
+          // The frame never asks for a password or a second factor: a session here is the portal's to open. A
+          // sign-in of the app's own opens in a tab of its own.
+          <a href="/sign-in" target="_blank" rel="noopener" className="underline">
+            Entrar no Partner Sales em uma nova aba
           </a>
         }
       />

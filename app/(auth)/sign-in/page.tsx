@@ -1,4 +1,5 @@
 import type { Metadata, Route } from "next";
+import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { signInErrorFrom, signInMessageFor } from "@/lib/auth/sign-in-errors";
 import { verifySession } from "@/lib/dal/session";
@@ -28,6 +29,27 @@ export default async function SignInPage({ searchParams }: PageProps<"/sign-in">
   if (await verifySession()) redirect(returnTo as Route);
 
   const options = signInOptions();
+  // Inside a portal's frame the app never asks for a password (nor a second factor): the portal signs its agents
+  // in, and the app's own sign-in opens in a tab of its own.
+  if ((await headers()).get("sec-fetch-dest") === "iframe" && options.password) {
+    return (
+      <div className="panel">
+        <h1 className="text-xl font-semibold text-slate-900">Partner Sales</h1>
+        <p className="mt-1 mb-4 text-sm text-slate-600">
+          Por segurança, a entrada com e-mail e senha não é feita dentro do portal. Abra a venda novamente
+          pelo portal do parceiro, ou entre em uma nova aba.
+        </p>
+        <a
+          href="/sign-in"
+          target="_blank"
+          rel="noopener"
+          className="btn btn-primary block w-full text-center"
+        >
+          Entrar em uma nova aba
+        </a>
+      </div>
+    );
+  }
   // Only a known code picks one of the fixed messages: nothing of the address is ever shown as it came.
   const problem = signInErrorFrom(error);
   const notice = problem ? signInMessageFor(problem) : null;
