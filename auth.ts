@@ -10,11 +10,12 @@ import { hasClaim } from "@/lib/auth/oidc-claims";
 import { signInWithOidc } from "@/lib/auth/oidc-sign-in";
 import { resolveAuthSecret } from "@/lib/auth/secret";
 import { authCookies } from "@/lib/auth/session-cookie";
-import { authenticateAgent, type SignInResult } from "@/lib/auth/sign-in";
+import { authenticateAgent, settleSignIn, type SignInResult } from "@/lib/auth/sign-in";
+import { passwordSignInSteps, completeSignInSteps } from "@/lib/auth/second-factor/sign-in";
 import { signInErrorPath } from "@/lib/auth/sign-in-errors";
 import { identityEvents, liveSessionAgent, startSession } from "@/lib/dal/session";
 import { getDb } from "@/lib/db";
-import type { AgentRole } from "@/lib/db/schema";
+import type { Agent, AgentRole } from "@/lib/db/schema";
 import { SESSION_MAX_AGE_MS } from "@/lib/config/parse";
 import { getConfig } from "@/lib/env";
 import { clientAddress } from "@/lib/http/forwarded";
@@ -61,6 +62,14 @@ export class SignInBusyError extends CredentialsSignin {
   override code = "busy";
 }
 
+/**
+ * The password was right and the sign-in has steps left (a second factor, a new password): the sign-in page sends
+ * the browser on to them (lib/auth/second-factor/steps.ts). Nothing about the account is in the code.
+ */
+export class SignInStepsError extends CredentialsSignin {
+  override code = "steps";
+}
+
 /** The code names the problem so the embedded page can explain it; it holds nothing sensitive. */
 export class EmbedTokenError extends CredentialsSignin {
   constructor(problem: string) {
@@ -70,6 +79,17 @@ export class EmbedTokenError extends CredentialsSignin {
 }
 
 const PASSWORD: Door = { kind: "password" };
+
+/** A password session's agent: the role is the operator's (the CLI), and the session holds the password it was opened with. */
+const passwordUser = (agent: Agent) => ({
+  id: agent.id,
+  name: agent.name,
+  email: agent.email,
+  role: agent.role,
+  door: PASSWORD,
+  identityId: null,
+  credential: passwordCredential(agent.passwordHash!),
+});
 
 /** A refused password sign-in, for the security log: the account when the e-mail is one's, else its keyed hash. */
 async function logPasswordRefusal(
@@ -91,7 +111,14 @@ async function logPasswordRefusal(
 }
 
 const passwordProvider = Credentials({
-  credentials: { email: { label: "E-mail" }, password: { label: "Senha", type: "password" } },
+  // `challenge` and `returnTo`: from the sign-in form's action, for the steps a second factor or a new password
+  // adds (lib/actions/auth.ts); without them such a sign-in cannot go on.
+  credentials: {
+    email: { label: "E-mail" },
+    password: { label: "Senha", type: "password" },
+    challenge: {},
+    returnTo: {},
+  },
   async authorize(raw, request) {
     const address = clientAddress(request.headers);
     const credentials = parseSignInCredentials({ email: raw?.email, password: raw?.password });
@@ -115,22 +142,28 @@ const passwordProvider = Credentials({
     });
     if (result.ok) {
       const { agent } = result;
-      // The password door's role is the operator's (the CLI); the session holds the password it was checked with.
-      return {
-        id: agent.id,
-        name: agent.name,
-        email: agent.email,
-        role: agent.role,
-        door: PASSWORD,
-        identityId: null,
-        credential: passwordCredential(agent.passwordHash!),
-      };
+      if (await passwordSignInSteps(agent, { challenge: raw?.challenge, returnTo: raw?.returnTo })) {
+        throw new SignInStepsError();
+      }
+      await settleSignIn(await getDb(), agent.email);
+      return passwordUser(agent);
     }
     countSignInRefusal("password", result.reason);
     await logPasswordRefusal(credentials.email, address, result);
     if (result.reason === "locked") throw new AccountLockedError(result.retryAfterSeconds);
     if (result.reason === "busy") throw new SignInBusyError();
     return null;
+  },
+});
+
+/** The end of a password sign-in that had steps: every one done, its session opens (once). */
+const signInStepsProvider = Credentials({
+  id: "sign-in-steps",
+  name: "Password sign-in steps",
+  credentials: { token: {} },
+  async authorize(raw) {
+    const agent = await completeSignInSteps(raw?.token);
+    return agent ? passwordUser(agent) : null;
   },
 });
 
@@ -161,7 +194,7 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
   pages: { signIn: "/sign-in", error: "/sign-in" },
   providers: [
     // PASSWORD_SIGN_IN=off: no password provider at all (the route handler also answers its endpoint with a 404).
-    ...(getConfig().passwordSignIn ? [passwordProvider] : []),
+    ...(getConfig().passwordSignIn ? [passwordProvider, signInStepsProvider] : []),
     Credentials({
       id: "embed-token",
       name: "Partner portal",

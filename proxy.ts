@@ -10,7 +10,7 @@ import type { ErrorCode } from "@/lib/errors";
 
 // Optimistic only: no session cookie at all means "go sign in". The real check (the cookie, its live session row,
 // the agent) happens in lib/dal on every page, action and route handler.
-const SIGNED_IN_AREAS = [/^\/$/, /^\/sales(\/|$)/, /^\/dashboard(\/|$)/];
+const SIGNED_IN_AREAS = [/^\/$/, /^\/sales(\/|$)/, /^\/dashboard(\/|$)/, /^\/account(\/|$)/];
 
 function withTransportHeaders(response: Response, https: boolean): Response {
   for (const [name, value] of Object.entries(transportSecurityHeaders(https))) {

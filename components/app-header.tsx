@@ -34,6 +34,9 @@ export function AppHeader({ agent }: { agent: SessionAgent | null }) {
                   Painel
                 </Link>
               ) : null}
+              <Link href="/account" className="text-slate-700 hover:text-brand-700">
+                Minha conta
+              </Link>
             </nav>
             <span className="text-slate-500" title={agent.email}>
               {agent.name}

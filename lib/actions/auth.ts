@@ -1,14 +1,16 @@
 "use server";
 
 import type { Route } from "next";
-import { headers } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { AuthError, CredentialsSignin } from "next-auth";
 import { signIn, signOut } from "@/auth";
 import type { ActionState } from "@/lib/action-state";
 import { withOidcAttempt } from "@/lib/auth/oidc-attempt";
 import { OIDC_PROVIDER_ID } from "@/lib/auth/oidc-provider";
+import { newStepsToken, STEPS_PATH, stepsCookie } from "@/lib/auth/second-factor/steps";
 import { signInErrorPath } from "@/lib/auth/sign-in-errors";
+import { getConfig } from "@/lib/env";
 import { endOtherSessions, endSessionNamedBy, verifySession } from "@/lib/dal/session";
 import { signInOptions } from "@/lib/dal/sign-in-options";
 import type { SessionMethod } from "@/lib/db/schema";
@@ -51,13 +53,24 @@ export async function signInAction(
     };
   }
 
+  // Kept by the password check if the sign-in has steps left (a second factor, a new password): then this browser
+  // holds it in an HttpOnly cookie and goes on to them.
+  const challenge = newStepsToken();
+  const returnTo = safeReturnPath(formData.get("callbackUrl"));
   try {
     await signIn("credentials", {
       email: credentials.email,
       password: credentials.password,
-      redirectTo: safeReturnPath(formData.get("callbackUrl")),
+      challenge,
+      returnTo,
+      redirectTo: returnTo,
     });
   } catch (error) {
+    if (error instanceof CredentialsSignin && error.code === "steps") {
+      const cookie = stepsCookie(getConfig());
+      (await cookies()).set(cookie.name, challenge, cookie.options);
+      redirect(STEPS_PATH as Route);
+    }
     if (error instanceof CredentialsSignin) {
       return { ok: false, fieldErrors: {}, message: refusalMessage(error.code), values };
     }

@@ -6,13 +6,14 @@ export type SignInErrorCode =
   | OidcErrorCode
   | Extract<
       RequestErrorCode,
-      "sign_in_unavailable" | "password_sign_in_off" | "invalid_credentials" | "stale_form"
+      "sign_in_unavailable" | "password_sign_in_off" | "invalid_credentials" | "stale_form" | "steps_expired"
     >;
 
 const OWN_CODES: ReadonlySet<string> = new Set<SignInErrorCode>([
   ...(Object.keys(OIDC_MESSAGES) as OidcErrorCode[]),
   "sign_in_unavailable",
   "password_sign_in_off",
+  "steps_expired",
 ]);
 
 // Auth.js's own `?error=` values (pages.error is the sign-in page), for a request that reached its endpoints

@@ -4,7 +4,7 @@ import { testDatabases } from "@/test/databases";
 import type { DatabaseHandle } from "@/lib/db/connection";
 import { findAgentByEmail, insertAgent, setAgentDisabled } from "@/lib/db/queries/agents";
 import { hashPassword } from "./password";
-import { authenticateAgent, SIGN_IN_ADMISSION } from "./sign-in";
+import { authenticateAgent, settleSignIn, SIGN_IN_ADMISSION } from "./sign-in";
 
 const MINUTE = 60_000;
 
@@ -36,10 +36,13 @@ describe.each(testDatabases)("sign-in on $name", ({ open }) => {
       "audit_events",
       "embed_token_uses",
       "job_leases",
+      "recovery_codes",
       "sale_counts_zone",
       "sale_day_counts",
       "sales",
+      "second_factors",
       "sessions",
+      "sign_in_challenges",
       "sign_in_throttle",
     ]);
   });
@@ -113,18 +116,37 @@ describe.each(testDatabases)("sign-in on $name", ({ open }) => {
     expect((await attempt("bia@example.com", "correct horse", at(26))).ok).toBe(true);
   });
 
-  it("forgets failures older than the 15-minute window, and resets the count on success", async () => {
+  it("forgets failures older than the 15-minute window, and resets the count when the sign-in completes", async () => {
     address++;
     for (let failure = 0; failure < 4; failure++) await attempt("caio@example.com", "wrong", at(failure));
     expect(await attempt("caio@example.com", "wrong", at(20))).toMatchObject({ reason: "invalid" });
     for (let failure = 0; failure < 3; failure++)
       await attempt("caio@example.com", "wrong", at(21 + failure));
     expect((await attempt("caio@example.com", "correct horse", at(25))).ok).toBe(true);
+    await settleSignIn(handle.db, "caio@example.com");
     for (let failure = 0; failure < 4; failure++) {
       expect(await attempt("caio@example.com", "wrong", at(26 + failure))).toMatchObject({
         reason: "invalid",
       });
     }
+  });
+
+  it("keeps the count after a right password until the sign-in completes (its second factor still to come)", async () => {
+    address++;
+    const email = "fabi@example.com";
+    await insertAgent(handle.db, {
+      email,
+      name: "Eva",
+      role: "agent",
+      passwordHash: await hashPassword("correct horse"),
+    });
+    for (let failure = 0; failure < 3; failure++) await attempt(email, "wrong", at(40 + failure));
+    // The right password, then wrong codes (counted on the same key by lib/auth/second-factor/factors.ts) and
+    // the right password again: the failures before it still count.
+    expect((await attempt(email, "correct horse", at(43))).ok).toBe(true);
+    expect(await attempt(email, "wrong", at(44))).toMatchObject({ reason: "invalid" });
+    expect((await attempt(email, "correct horse", at(44))).ok).toBe(true);
+    expect(await attempt(email, "wrong", at(45))).toMatchObject({ reason: "locked" });
   });
 
   it("locks an address after 50 failures across accounts", async () => {

@@ -107,7 +107,9 @@ async function checkCredentials(
   const agent = await findAgentByEmail(db, credentials.email);
   const passwordMatches = await verifyPassword(agent?.passwordHash ?? null, credentials.password);
   if (agent && passwordMatches && !agent.disabledAt) {
-    await Promise.all([clearFailures(db, account), uncountAttempt(db, address)]);
+    // Only taken back: the account's failures are cleared when the whole sign-in succeeds (settleSignIn), so a
+    // password known to an attacker does not reset the count of second-factor codes they guessed.
+    await Promise.all([uncountAttempt(db, account), uncountAttempt(db, address)]);
     return { ok: true, agent };
   }
 
@@ -117,4 +119,9 @@ async function checkCredentials(
   const addressLock = await lockIfSpent(db, address, ADDRESS_POLICY, now);
   if (addressLock) return lockedUntil(addressLock, { agentId, lockout: "address" });
   return { ok: false, reason: "invalid", ...(agentId ? { agentId } : {}) };
+}
+
+/** A password sign-in that opened its session (every step done): the account's failures and lockouts are forgotten. */
+export async function settleSignIn(db: Database, email: string): Promise<void> {
+  await clearFailures(db, accountKey(email));
 }

@@ -23,6 +23,8 @@ export type RequestErrorCode =
   | "not_confirmed"
   | "busy"
   | "password_sign_in_off"
+  /** A password sign-in's next steps (second factor, new password) asked for after they expired or were done. */
+  | "steps_expired"
   | "sign_in_unavailable"
   | "metrics_token_required"
   | "metrics_off"
@@ -51,6 +53,10 @@ const CREDENTIALS = "Nada foi enviado. Avise o suporte: a integração com o for
 
 export const ERRORS: Record<ErrorCode, ErrorEntry> = {
   unauthorized: { status: 401, message: "Sua sessão terminou. Entre novamente para continuar." },
+  steps_expired: {
+    status: 401,
+    message: "A verificação expirou ou já foi concluída. Entre novamente com e-mail e senha.",
+  },
   invalid_credentials: { status: 401, message: "E-mail ou senha incorretos." },
   cross_site: { status: 403, message: "Pedido recusado: ele não veio desta aplicação." },
   payload_too_large: {

@@ -77,7 +77,8 @@ export async function POST(request: NextRequest) {
     return errorResponse("unsupported_media_type");
   }
   const { pathname, origin } = new URL(request.url);
-  if (pathname === "/api/auth/callback/credentials" && !getConfig().passwordSignIn) {
+  const passwordPaths = ["/api/auth/callback/credentials", "/api/auth/callback/sign-in-steps"];
+  if (passwordPaths.includes(pathname) && !getConfig().passwordSignIn) {
     return withSecurityHeaders(request, errorResponse("password_sign_in_off"));
   }
   const body = await readBoundedBody(request, BODY_LIMITS.auth);
