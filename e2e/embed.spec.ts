@@ -382,7 +382,6 @@ test("without a token or a session the frame says so, fits it, and never asks fo
   await appFrame(page).goto(`${APP}/sign-in`);
   await expect(frame.getByText("não é feita dentro do portal")).toBeVisible();
   await expect(frame.getByLabel("Senha")).toHaveCount(0);
-  await expectNoAxeViolations(page);
 });
 
 test("a session cookie the browser did not keep, a token the portal did not give and a failed exchange each say so and tell the portal", async ({

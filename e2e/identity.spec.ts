@@ -10,6 +10,7 @@ import { expect, test } from "./fixtures";
 import { SignInPage } from "./pages/sign-in-page";
 import { agentsCli, keepFirstPassword, operatorTool } from "./support/agents-cli";
 import { cookieHeader } from "./support/hostile-requests";
+import { matching, securityLines, type Line } from "./support/security-lines";
 import { startAppInstance, type AppInstance } from "./support/app-instance";
 import {
   IDP_USERS,
@@ -200,7 +201,7 @@ test("a portal names only e-mails in its domains, and opens a supervisor's sessi
 });
 
 test("opted in, the IdP adopts a password account; each door keeps its own role", async ({ browser }) => {
-  const password = "senha-da-ines-123";
+  const password = "vela-ponte-quartzo-82";
   const added = await agentsCli(
     [
       "add",
@@ -271,18 +272,6 @@ const FIELDS = [
   "emailHash",
   "reason",
 ];
-type Line = Record<string, unknown>;
-
-/** The security lines in `text` (a log, or a CLI's standard error). */
-const securityLines = (text: string): Line[] =>
-  text
-    .split("\n")
-    .filter((line) => line.startsWith("{") && line.includes('"category":"security"'))
-    .map((line) => JSON.parse(line) as Line);
-
-const matching = (lines: Line[], expected: Line) =>
-  lines.find((line) => Object.entries(expected).every(([key, value]) => line[key] === value));
-
 function expectLine(lines: Line[], expected: Line): Line {
   const line = matching(lines, expected);
   expect(line, `${JSON.stringify(expected)} in ${JSON.stringify(lines)}`).toBeDefined();
@@ -311,7 +300,7 @@ test("every security event is one log line naming the door, the account and the 
   browser,
 }) => {
   test.setTimeout(180_000);
-  const agent = { email: `e2e-${randomUUID().slice(0, 8)}@example.com`, password: "senha-de-teste-123" };
+  const agent = { email: `e2e-${randomUUID().slice(0, 8)}@example.com`, password: "vela-ponte-quartzo-81" };
   const created = await agentsCli(
     ["add", "--email", agent.email, "--name", "Agente Log", "--password", agent.password],
     cliEnv,
@@ -357,7 +346,7 @@ test("every security event is one log line naming the door, the account and the 
     reason: "invalid",
   });
   expect(unknown!.emailHash).toMatch(/^[0-9a-f]{16}$/);
-  const victim = { email: `e2e-${randomUUID().slice(0, 8)}@example.com`, password: "senha-de-teste-123" };
+  const victim = { email: `e2e-${randomUUID().slice(0, 8)}@example.com`, password: "vela-ponte-quartzo-81" };
   await agentsCli(["add", "--email", victim.email, "--name", "Alvo", "--password", victim.password], cliEnv);
   await logged(
     async () => {
@@ -401,7 +390,10 @@ test("every security event is one log line naming the door, the account and the 
     status: string;
   };
   expect(status).toBe("unknown");
-  const supervisor = { email: `e2e-${randomUUID().slice(0, 8)}@example.com`, password: "senha-de-teste-123" };
+  const supervisor = {
+    email: `e2e-${randomUUID().slice(0, 8)}@example.com`,
+    password: "vela-ponte-quartzo-81",
+  };
   await agentsCli(
     [
       "add",

@@ -65,7 +65,7 @@ export async function createAgent(
 ): Promise<TestAgent> {
   const agent = {
     email: `e2e-${randomUUID().slice(0, 8)}@example.com`,
-    password: "senha-de-teste-123",
+    password: "vela-ponte-quartzo-81",
     name,
   };
   const result = await agentsCli(

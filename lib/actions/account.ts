@@ -29,6 +29,7 @@ import { changeOwnPassword, findAgentById } from "@/lib/db/queries/agents";
 import { factorSummary } from "@/lib/db/queries/second-factors";
 import type { Agent } from "@/lib/db/schema";
 import { getConfig } from "@/lib/env";
+import { formPassword, formText } from "@/lib/validation/form-data";
 import { textProblem } from "@/lib/validation/text";
 
 const ACCOUNT_PATH = "/account";
@@ -40,11 +41,6 @@ async function passwordSession(): Promise<{ session: SessionAgent; agent: Agent 
   if (session.door !== "password" || !agent?.passwordHash) redirect(ACCOUNT_PATH as Route);
   return { session, agent };
 }
-
-const text = (formData: FormData, name: string, maxLength: number) => {
-  const value = formData.get(name);
-  return typeof value === "string" && textProblem(value, { maxLength }) === null ? value : "";
-};
 
 /** The current password, asked again: null when right, else what the field says. */
 async function recheck(agent: Agent, current: string): Promise<string | null> {
@@ -63,9 +59,9 @@ export async function changePasswordAction(
   formData: FormData,
 ): Promise<ActionState<PasswordField>> {
   const { session, agent } = await passwordSession();
-  const current = text(formData, "current", 256);
-  const password = typeof formData.get("password") === "string" ? (formData.get("password") as string) : "";
-  const confirmation = formData.get("confirmation");
+  const current = formText(formData, "current", 256);
+  const password = formPassword(formData, "password");
+  const confirmation = formPassword(formData, "confirmation");
   if (!current) return { ok: false, fieldErrors: { current: "Informe a senha atual." }, message: null };
   const problem = newPasswordProblem(password, agent);
   if (problem)
@@ -81,6 +77,7 @@ export async function changePasswordAction(
   const passwordHash = await hashPassword(password);
   const change = await changeOwnPassword(await getDb(), {
     agentId: agent.id,
+    previousHash: agent.passwordHash!,
     passwordHash,
     keepSessionId: session.sessionId,
     credential: passwordCredential(passwordHash),
@@ -109,10 +106,15 @@ type Enrolled = ActionState<"code" | "current", { recoveryCodes: string[] }>;
 
 export async function confirmTotpAction(_previous: Enrolled, formData: FormData): Promise<Enrolled> {
   const { session, agent } = await passwordSession();
-  const wrong = await recheck(agent, text(formData, "current", 256));
+  const wrong = await recheck(agent, formText(formData, "current", 256));
   if (wrong) return { ok: false, fieldErrors: { current: wrong }, message: null };
   const db = await getDb();
-  const result = await confirmTotpEnrolment(db, agent, text(formData, "code", 32), "Aplicativo autenticador");
+  const result = await confirmTotpEnrolment(
+    db,
+    agent,
+    formText(formData, "code", 32),
+    "Aplicativo autenticador",
+  );
   if (!result.ok) {
     const message =
       result.reason === "expired" ? FACTOR_MESSAGES.enrolmentExpired : FACTOR_MESSAGES.enrolInvalidCode;
@@ -163,8 +165,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function removeFactorAction(_previous: Confirmed, formData: FormData): Promise<Confirmed> {
   const { session, agent } = await passwordSession();
-  const factorId = formData.get("factorId");
-  if (typeof factorId !== "string" || !UUID.test(factorId)) redirect(ACCOUNT_PATH as Route);
+  const factorId = formText(formData, "factorId", 36);
+  if (!UUID.test(factorId)) redirect(ACCOUNT_PATH as Route);
   const db = await getDb();
   const summary = await factorSummary(db, agent.id);
   if (
@@ -173,10 +175,10 @@ export async function removeFactorAction(_previous: Confirmed, formData: FormDat
   ) {
     return { ok: false, fieldErrors: {}, message: FACTOR_MESSAGES.lastFactor };
   }
-  const wrong = await recheck(agent, text(formData, "current", 256));
+  const wrong = await recheck(agent, formText(formData, "current", 256));
   if (wrong) return { ok: false, fieldErrors: { current: wrong }, message: null };
-  await removeOwnFactor(db, agent, factorId, session.door);
-  redirect(`${ACCOUNT_PATH}?removed=1` as Route);
+  const removed = await removeOwnFactor(db, agent, factorId, session.door);
+  redirect((removed ? `${ACCOUNT_PATH}?removed=1` : ACCOUNT_PATH) as Route);
 }
 
 export async function regenerateCodesAction(_previous: Confirmed, formData: FormData): Promise<Confirmed> {
@@ -184,7 +186,7 @@ export async function regenerateCodesAction(_previous: Confirmed, formData: Form
   const db = await getDb();
   const summary = await factorSummary(db, agent.id);
   if (summary.totp + summary.webauthn === 0) redirect(ACCOUNT_PATH as Route);
-  const wrong = await recheck(agent, text(formData, "current", 256));
+  const wrong = await recheck(agent, formText(formData, "current", 256));
   if (wrong) return { ok: false, fieldErrors: { current: wrong }, message: null };
   return {
     ok: true,

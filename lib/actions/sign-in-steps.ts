@@ -35,8 +35,9 @@ import {
 import { signInErrorPath } from "@/lib/auth/sign-in-errors";
 import { getDb } from "@/lib/db";
 import { changeOwnPassword } from "@/lib/db/queries/agents";
-import { updateChallenge } from "@/lib/db/queries/sign-in-challenges";
+import { endChallenge, takeWebauthnChallenge, updateChallenge } from "@/lib/db/queries/sign-in-challenges";
 import { getConfig } from "@/lib/env";
+import { formPassword, formText } from "@/lib/validation/form-data";
 import { textProblem } from "@/lib/validation/text";
 
 /** The sign-in steps of this browser, or back to the sign-in page saying they expired. */
@@ -59,12 +60,6 @@ async function goOn(steps: StepsInProgress): Promise<never> {
     throw error; // the redirect to where the agent was going
   }
   redirect(now.challenge.returnTo as Route);
-}
-
-function field(formData: FormData, name: string, maxLength: number): string {
-  const value = formData.get(name);
-  if (typeof value !== "string" || textProblem(value, { maxLength }) !== null) return "";
-  return value;
 }
 
 type CodeField = "code";
@@ -96,7 +91,7 @@ export async function verifyTotpStepAction(
   formData: FormData,
 ): Promise<ActionState<CodeField>> {
   const steps = await requireSteps();
-  const code = field(formData, "code", 32);
+  const code = formText(formData, "code", 32);
   if (!code)
     return { ok: false, fieldErrors: { code: "Digite o código de 6 números do aplicativo." }, message: null };
   return verify(steps, { kind: "totp", code });
@@ -107,7 +102,7 @@ export async function verifyRecoveryCodeStepAction(
   formData: FormData,
 ): Promise<ActionState<CodeField>> {
   const steps = await requireSteps();
-  const code = field(formData, "code", 64);
+  const code = formText(formData, "code", 64);
   if (!code)
     return { ok: false, fieldErrors: { code: "Digite um dos seus códigos de recuperação." }, message: null };
   return verify(steps, { kind: "recovery_code", code });
@@ -116,6 +111,7 @@ export async function verifyRecoveryCodeStepAction(
 /** The options for the browser to ask the account's key for a signature; the challenge stays with the sign-in. */
 export async function keyAssertionOptionsStepAction(): Promise<PublicKeyCredentialRequestOptionsJSON | null> {
   const steps = await requireSteps();
+  if (nextStep(steps.challenge) !== "verify") return null;
   const db = await getDb();
   const options = await keyAssertionOptions(db, steps.agent);
   if (!options) return null;
@@ -127,9 +123,8 @@ export async function verifyKeyStepAction(responseJson: unknown): Promise<Action
   const steps = await requireSteps();
   const response = parseCredentialJson(responseJson);
   if (!response) return { ok: false, fieldErrors: {}, message: FACTOR_MESSAGES.keyInvalid };
-  const challenge = steps.challenge.webauthnChallenge;
   // A challenge is signed once: the next try asks for a new one.
-  await updateChallenge(await getDb(), steps.challenge.id, { webauthnChallenge: null });
+  const challenge = await takeWebauthnChallenge(await getDb(), steps.challenge.id);
   return verify(steps, { kind: "webauthn", response: response as never, expectedChallenge: challenge });
 }
 
@@ -142,9 +137,8 @@ export async function changePasswordStepAction(
 ): Promise<ActionState<PasswordField>> {
   const steps = await requireSteps();
   if (nextStep(steps.challenge) !== "change_password") redirect(STEPS_PATH as Route);
-  const password = typeof formData.get("password") === "string" ? (formData.get("password") as string) : "";
-  const confirmation =
-    typeof formData.get("confirmation") === "string" ? (formData.get("confirmation") as string) : "";
+  const password = formPassword(formData, "password");
+  const confirmation = formPassword(formData, "confirmation");
   const problem = newPasswordProblem(password, steps.agent);
   if (problem)
     return { ok: false, fieldErrors: { password: passwordProblemMessage(problem) }, message: null };
@@ -160,13 +154,14 @@ export async function changePasswordStepAction(
   const now = new Date();
   const changed = await changeOwnPassword(db, {
     agentId: steps.agent.id,
+    previousHash: steps.agent.passwordHash!,
     passwordHash,
     keepSessionId: null,
+    keepChallengeId: steps.challenge.id,
     credential,
     now,
   });
   if (!changed) redirect(signInErrorPath("steps_expired") as Route);
-  await updateChallenge(db, steps.challenge.id, { passwordChangedAt: now, credential });
   await passwordChanged(changed, "sign_in");
   return goOn(steps);
 }
@@ -191,7 +186,7 @@ export async function confirmTotpStepAction(
   const result = await confirmTotpEnrolment(
     db,
     steps.agent,
-    field(formData, "code", 32),
+    formText(formData, "code", 32),
     "Aplicativo autenticador",
   );
   if (!result.ok) {
@@ -243,6 +238,9 @@ export async function finishStepsAction(): Promise<void> {
 
 /** Gives up the sign-in under way (another account, or later). */
 export async function cancelStepsAction(): Promise<void> {
+  const db = await getDb();
+  const steps = await stepsInProgress(db);
+  if (steps) await endChallenge(db, steps.challenge.id, new Date());
   (await cookies()).delete(stepsCookie(getConfig()).name);
   redirect("/sign-in");
 }

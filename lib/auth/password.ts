@@ -18,8 +18,9 @@ const ARGON2ID = {
 // sign-in gate (lib/auth/sign-in.ts), which tells a flood "busy" before it reaches the database or this queue.
 const hashing = new BoundedQueue(2, Number.POSITIVE_INFINITY);
 
+/** Through the same two-at-a-time line as checks: ten recovery codes hashed at once wait their turn. */
 export function hashPassword(password: string): Promise<string> {
-  return hash(password, ARGON2ID);
+  return hashing.run(() => hash(password, ARGON2ID));
 }
 
 // Verified when the e-mail is unknown too, so a response's timing does not tell which accounts exist.
@@ -29,7 +30,8 @@ let decoyHash: Promise<string> | undefined;
 export async function verifyPassword(storedHash: string | null, password: string): Promise<boolean> {
   return hashing.run(async () => {
     if (!storedHash) {
-      decoyHash ??= hashPassword(randomBytes(16).toString("hex"));
+      // Not hashPassword: this already holds a place in the line, and would wait for a second one.
+      decoyHash ??= hash(randomBytes(16).toString("hex"), ARGON2ID);
       await verify(await decoyHash, password).catch(() => false);
       return false;
     }

@@ -9,6 +9,8 @@ import type { EndedSession } from "@/lib/db/queries/sessions";
 export type SecurityEventName =
   | "auth.sign_in"
   | "auth.lockout"
+  /** A right password whose sign-in has steps left (a second factor, a new password): no session yet. */
+  | "auth.password_verified"
   /** A second factor checked at sign-in (`details.factor`: totp, webauthn, recovery_code), or refused. */
   | "auth.second_factor"
   /** The current password asked again before a change to the account's password or factors (ASVS V7.5.1). */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { DatabaseHandle } from "@/lib/db/connection";
-import { insertAgent } from "@/lib/db/queries/agents";
+import { changeOwnPassword, insertAgent, setAgentPassword } from "@/lib/db/queries/agents";
 import { factorSummary, resetSecondFactors } from "@/lib/db/queries/second-factors";
 import { completeChallenge, findOpenChallenge, updateChallenge } from "@/lib/db/queries/sign-in-challenges";
 import type { Agent } from "@/lib/db/schema";
@@ -16,7 +16,7 @@ import {
 import { beginSteps, newStepsToken, nextStep, stepsAfterPassword, stepsTokenHash } from "./steps";
 import { totpCode } from "./totp";
 import { hashPassword } from "../password";
-import { signInThrottle } from "@/lib/db/schema";
+import { signInChallenges, signInThrottle } from "@/lib/db/schema";
 import { eq } from "drizzle-orm";
 
 // The sealing key derives from AUTH_SECRET; the security log's lines go to the console (checked for content here).
@@ -242,5 +242,70 @@ describe.each(testDatabases)("second factors on $name", ({ open }) => {
       enrolFactor: true,
       verifyFactor: false,
     });
+  });
+
+  it("ends sign-ins under way when the password changes or the factors are reset, but the one changing it", async () => {
+    const { agent } = await agentWithTotp();
+    const open = async () => {
+      const token = newStepsToken();
+      await beginSteps(handle.db, {
+        verifyFactor: false,
+        enrolFactor: true,
+        changePassword: true,
+        token,
+        agentId: agent.id,
+        credential: "c1",
+        returnTo: "/",
+      });
+      return (await findOpenChallenge(handle.db, stepsTokenHash(token), new Date()))!;
+    };
+    const stillOpen = async (id: string) =>
+      (await handle.db.select().from(signInChallenges).where(eq(signInChallenges.id, id)))[0]!.completedAt ===
+      null;
+
+    const [mine, theirs] = [await open(), await open()];
+    const newHash = await hashPassword("outra frase bem comprida");
+    // Checked against a hash that is no longer the account's: nothing changes.
+    expect(
+      await changeOwnPassword(handle.db, {
+        agentId: agent.id,
+        previousHash: "not-the-hash",
+        passwordHash: newHash,
+        keepSessionId: null,
+        keepChallengeId: mine.id,
+        credential: "c2",
+        now: new Date(),
+      }),
+    ).toBeUndefined();
+    expect(await stillOpen(theirs.id)).toBe(true);
+    await changeOwnPassword(handle.db, {
+      agentId: agent.id,
+      previousHash: agent.passwordHash!,
+      passwordHash: newHash,
+      keepSessionId: null,
+      keepChallengeId: mine.id,
+      credential: "c2",
+      now: new Date(),
+    });
+    expect(await stillOpen(mine.id)).toBe(true);
+    expect(await stillOpen(theirs.id)).toBe(false);
+    expect((await findOpenChallenge(handle.db, mine.tokenHash, new Date()))!).toMatchObject({
+      credential: "c2",
+    });
+
+    const afterOperator = await open();
+    await setAgentPassword(
+      handle.db,
+      agent.email,
+      await hashPassword("a do operador, provisória"),
+      new Date(),
+      {
+        changeRequired: true,
+      },
+    );
+    expect(await stillOpen(afterOperator.id)).toBe(false);
+    const afterReset = await open();
+    await resetSecondFactors(handle.db, agent.id, new Date());
+    expect(await stillOpen(afterReset.id)).toBe(false);
   });
 });

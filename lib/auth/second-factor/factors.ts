@@ -18,6 +18,7 @@ import {
 } from "@/lib/db/queries/second-factors";
 import { countAttempt, lockIfSpent, uncountAttempt } from "@/lib/db/queries/sign-in-throttle";
 import type { Agent, SecondFactor } from "@/lib/db/schema";
+import { isUniqueViolation } from "@/lib/db/unique-violation";
 import { getConfig } from "@/lib/env";
 import { securityEvent } from "@/lib/security-log";
 import type { FactorName } from "./policy";
@@ -227,8 +228,10 @@ export async function confirmKeyEnrolment(
   try {
     const factor = await confirmEnrolment(db, pending.id, now, { ...key, label });
     return factor ? { ok: true, factor } : { ok: false, reason: "expired" };
-  } catch {
-    return { ok: false, reason: "invalid" }; // a key already enrolled (the unique credential id)
+  } catch (error) {
+    // A key already enrolled (the unique credential id); anything else is the database's, and goes on up.
+    if (isUniqueViolation(error)) return { ok: false, reason: "invalid" };
+    throw error;
   }
 }
 

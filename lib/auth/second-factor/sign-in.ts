@@ -7,6 +7,7 @@ import { completeChallenge } from "@/lib/db/queries/sign-in-challenges";
 import type { Agent } from "@/lib/db/schema";
 import { getConfig } from "@/lib/env";
 import { safeReturnPath } from "@/lib/safe-return-path";
+import { securityEvent } from "@/lib/security-log";
 import { beginSteps, isStepsToken, stepsAfterPassword, stepsTokenHash } from "./steps";
 
 /**
@@ -20,6 +21,18 @@ export async function passwordSignInSteps(
   const db = await getDb();
   const steps = await stepsAfterPassword(db, agent, getConfig().passwordSecondFactor);
   if (!steps) return false;
+  // The password was right: said in the log even when the steps are never finished (ASVS V16.3.1).
+  await securityEvent("auth.password_verified", {
+    outcome: "success",
+    door: "password",
+    agentId: agent.id,
+    reason: "steps_pending",
+    details: {
+      verifyFactor: steps.verifyFactor,
+      enrolFactor: steps.enrolFactor,
+      changePassword: steps.changePassword,
+    },
+  });
   if (isStepsToken(sent.challenge)) {
     await beginSteps(db, {
       ...steps,

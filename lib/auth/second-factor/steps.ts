@@ -1,6 +1,7 @@
 import "server-only";
 import { createHash, randomBytes } from "node:crypto";
 import { cookies } from "next/headers";
+import { passwordCredential } from "@/lib/auth/credential";
 import { authCookies } from "@/lib/auth/session-cookie";
 import type { Config } from "@/lib/config/parse";
 import type { Database } from "@/lib/db/connection";
@@ -93,5 +94,13 @@ export async function stepsInProgress(db: Database, now = new Date()): Promise<S
   if (!challenge) return null;
   const agent = await findAgentById(db, challenge.agentId);
   if (!agent || agent.disabledAt || !agent.passwordHash) return null;
+  // The password changed since (the operator's reset, the person's own change elsewhere): these steps were opened
+  // with one that no longer signs in, and must not go on to set a new one or enrol a factor.
+  if (passwordCredential(agent.passwordHash) !== challenge.credential) return null;
+  // An enrolment asked for when the account had no factor, and it has one now (enrolled elsewhere): not another.
+  if (nextStep(challenge) === "enrol") {
+    const factors = await factorSummary(db, agent.id);
+    if (factors.totp + factors.webauthn > 0) return null;
+  }
   return { token, challenge, agent };
 }

@@ -5,6 +5,7 @@ import { prepared } from "../prepared";
 import { agents, sessions, type Agent, type AgentRole, type NewAgent } from "../schema";
 import { recordAuditEvent, type AuditActor } from "./audit-events";
 import { endAgentSessions, endPasswordSessions, type EndedSession } from "./sessions";
+import { endAgentChallenges, updateChallenge } from "./sign-in-challenges";
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -96,6 +97,7 @@ export async function setAgentDisabled(
       .returning();
     if (!agent) return undefined;
     const endedSessions = disabled ? await endAgentSessions(tx, agent.id, now, "disabled") : [];
+    if (disabled) await endAgentChallenges(tx, agent.id, now);
     return { agent, endedSessions };
   });
 }
@@ -118,6 +120,7 @@ export async function setAgentPassword(
       .where(eq(agents.email, normalizeEmail(email)))
       .returning();
     if (!agent) return undefined;
+    await endAgentChallenges(tx, agent.id, now);
     return { agent, endedSessions: await endAgentSessions(tx, agent.id, now, "password_changed") };
   });
 }
@@ -127,14 +130,19 @@ export async function setAgentPassword(
  * no change required any more, every other session of the agent ended ("password_changed"), and the audit trail.
  * The session that asked (`keepSessionId`; null at a sign-in, which has none yet) goes on: a password session's
  * `credential` becomes `credential` (lib/auth/credential.ts's `passwordCredential` of the new hash), which the
- * session check compares with the account's hash. Undefined when there is no such agent.
+ * session check compares with the account's hash. Every other sign-in under way ends. Undefined when there is no such
+ * agent, or its password is no longer `previousHash`.
  */
 export async function changeOwnPassword(
   db: Database,
   input: {
     agentId: string;
+    /** The hash the current password was checked against: if it changed meanwhile, nothing changes. */
+    previousHash: string;
     passwordHash: string;
     keepSessionId: string | null;
+    /** The sign-in whose step this is (its credential becomes the new one); every other one under way ends. */
+    keepChallengeId?: string;
     credential: string;
     now: Date;
   },
@@ -143,9 +151,16 @@ export async function changeOwnPassword(
     const [agent] = await tx
       .update(agents)
       .set({ passwordHash: input.passwordHash, passwordChangeRequired: false, updatedAt: sql`now()` })
-      .where(eq(agents.id, input.agentId))
+      .where(and(eq(agents.id, input.agentId), eq(agents.passwordHash, input.previousHash)))
       .returning();
     if (!agent) return undefined;
+    await endAgentChallenges(tx, agent.id, input.now, { except: input.keepChallengeId });
+    if (input.keepChallengeId) {
+      await updateChallenge(tx, input.keepChallengeId, {
+        credential: input.credential,
+        passwordChangedAt: input.now,
+      });
+    }
     const endedSessions = await endAgentSessions(tx, agent.id, input.now, "password_changed", {
       except: input.keepSessionId ?? undefined,
     });

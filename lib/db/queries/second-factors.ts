@@ -4,6 +4,7 @@ import type { Database } from "../connection";
 import { rowsOf } from "../rows";
 import { recoveryCodes, secondFactors, type SecondFactor, type SecondFactorKind } from "../schema";
 import { endAgentSessions, type EndedSession } from "./sessions";
+import { endAgentChallenges } from "./sign-in-challenges";
 
 /** An enrolment not finished in this long (the QR code shown, the key never touched) is forgotten. */
 export const ENROLMENT_TTL_MS = 15 * 60_000;
@@ -148,7 +149,11 @@ export async function recordKeyUse(
   signCount: number,
   now: Date,
 ): Promise<void> {
-  await db.update(secondFactors).set({ signCount, lastUsedAt: now }).where(eq(secondFactors.id, factorId));
+  // Only ever up: of two uses answered at once, the later counter stays.
+  await db
+    .update(secondFactors)
+    .set({ signCount: sql`greatest(${secondFactors.signCount}, ${signCount})`, lastUsedAt: now })
+    .where(eq(secondFactors.id, factorId));
 }
 
 /** Removes one of the agent's factors; undefined when it is not theirs (or gone). */
@@ -183,6 +188,7 @@ export async function resetSecondFactors(
       .where(and(eq(recoveryCodes.agentId, agentId), isNull(recoveryCodes.usedAt)))
       .returning({ id: recoveryCodes.id });
     const endedSessions = await endAgentSessions(tx, agentId, now, "second_factor_reset");
+    await endAgentChallenges(tx, agentId, now);
     return {
       factors: factors.filter((factor) => factor.confirmedAt).length,
       recoveryCodes: codes.length,

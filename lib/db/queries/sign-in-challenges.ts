@@ -1,6 +1,7 @@
 import "server-only";
-import { and, eq, gt, isNotNull, isNull, lt, or, sql } from "drizzle-orm";
+import { and, eq, gt, isNotNull, isNull, lt, ne, or, sql } from "drizzle-orm";
 import type { Database } from "../connection";
+import { rowsOf } from "../rows";
 import { signInChallenges, type SignInChallenge } from "../schema";
 
 export type NewSignInChallenge = Pick<
@@ -76,12 +77,50 @@ export async function completeChallenge(
   return row;
 }
 
-/** Ends an agent's sign-ins under way (a password set by the operator, factors reset). */
-export async function endAgentChallenges(db: Database, agentId: string, now: Date): Promise<void> {
+/**
+ * Ends an agent's sign-ins under way but `except` (the one asking): whatever they had left to do (a factor, a new
+ * password, an enrolment) was decided for a password or factors that changed since.
+ */
+export async function endAgentChallenges(
+  db: Database,
+  agentId: string,
+  now: Date,
+  { except }: { except?: string } = {},
+): Promise<void> {
   await db
     .update(signInChallenges)
     .set({ completedAt: now })
-    .where(and(eq(signInChallenges.agentId, agentId), isNull(signInChallenges.completedAt)));
+    .where(
+      and(
+        eq(signInChallenges.agentId, agentId),
+        isNull(signInChallenges.completedAt),
+        except ? ne(signInChallenges.id, except) : undefined,
+      ),
+    );
+}
+
+/**
+ * Takes the WebAuthn challenge of a sign-in's factor step, once: the value it had, and none left behind, in one
+ * statement (two answers sent at once cannot both be checked against it).
+ */
+export async function takeWebauthnChallenge(db: Database, id: string): Promise<string | null> {
+  const taken = rowsOf<{ challenge: string }>(
+    await db.execute(sql`
+      update ${signInChallenges} as c set webauthn_challenge = null
+      from (select id, webauthn_challenge from ${signInChallenges} where id = ${id} for update) as before
+      where c.id = before.id and before.webauthn_challenge is not null
+      returning before.webauthn_challenge as challenge
+    `),
+  );
+  return taken[0]?.challenge ?? null;
+}
+
+/** Ends one sign-in under way (given up: "Cancelar"). */
+export async function endChallenge(db: Database, id: string, now: Date): Promise<void> {
+  await db
+    .update(signInChallenges)
+    .set({ completedAt: now })
+    .where(and(eq(signInChallenges.id, id), isNull(signInChallenges.completedAt)));
 }
 
 /** Rows a day past their expiry. */
