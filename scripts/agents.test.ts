@@ -7,7 +7,15 @@ import { openDatabase, type DatabaseHandle } from "@/lib/db/connection";
 import { findAgentByEmail, insertAgent } from "@/lib/db/queries/agents";
 import { findIdentity, linkIdentity } from "@/lib/db/queries/identities";
 import { findSessionAgent } from "@/lib/db/queries/sessions";
-import { agentIdentities, agents, recoveryCodes, secondFactors, sessions, type Agent } from "@/lib/db/schema";
+import {
+  agentIdentities,
+  agents,
+  recoveryCodes,
+  secondFactors,
+  sessions,
+  signInThrottle,
+  type Agent,
+} from "@/lib/db/schema";
 import { sessionTag } from "@/lib/security-log/line";
 import { openTestSession, TEST_SESSION_LIMITS } from "@/test/sessions";
 import { runTool } from "@/test/cli";
@@ -373,6 +381,10 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
     expect(await isLive(agent.id, session)).toBe(true);
     const before = await agentsCli(["sessions", "--email", "joana@example.com"], env);
     expect(before.stdout).toContain("joana@example.com: 2 open sessions\n");
+    // Locked out by the lost factor's codes: the reset lifts it.
+    await handle.db
+      .insert(signInThrottle)
+      .values({ key: "account:joana@example.com", failures: 5, lockedUntil: new Date(Date.now() + 600_000) });
 
     const reset = await agentsCli(
       ["reset-second-factor", "--email", "Joana@example.com", "--reason", "ticket 4521: phone lost"],
@@ -422,6 +434,12 @@ describe.each(testDatabases)("agents CLI on $name, while the app holds the datab
     expect(
       await handle.db.select().from(secondFactors).where(eq(secondFactors.agentId, other.id)),
     ).toHaveLength(1);
+    expect(
+      await handle.db
+        .select()
+        .from(signInThrottle)
+        .where(eq(signInThrottle.key, "account:joana@example.com")),
+    ).toEqual([]);
 
     const trail = await runTool("audit", ["list"], env);
     const line = trail.stdout.split("\n").find((row) => row.includes("  agent.second_factor_reset  "));

@@ -15,6 +15,8 @@ import {
   type AgentChange,
 } from "../lib/db/queries/agents";
 import { recordAuditEvent } from "../lib/db/queries/audit-events";
+import { clearFailures } from "../lib/db/queries/sign-in-throttle";
+import { accountKey } from "../lib/auth/sign-in";
 import { resetSecondFactors } from "../lib/db/queries/second-factors";
 import {
   findIdentity,
@@ -334,6 +336,8 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
       const agent = await agentByEmail(await db(), requireEmail(values.email));
       const reason = optionalReason(values.reason);
       const reset = await resetSecondFactors(await db(), agent.id, new Date());
+      // Locked out by the codes of the factor they lost: the reset lets them sign in now.
+      await clearFailures(await db(), accountKey(agent.email));
       await recordAuditEvent(await db(), {
         ...operator,
         action: "agent.second_factor_reset",

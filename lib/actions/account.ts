@@ -22,7 +22,7 @@ import {
   startTotpEnrolment,
 } from "@/lib/auth/second-factor/factors";
 import { FACTOR_MESSAGES, lockedMessage } from "@/lib/auth/second-factor/messages";
-import { secondFactorRequired } from "@/lib/auth/second-factor/policy";
+import { secondFactorRequired, startedBySession } from "@/lib/auth/second-factor/policy";
 import { requireAgent, type SessionAgent } from "@/lib/dal/session";
 import { getDb } from "@/lib/db";
 import { changeOwnPassword, findAgentById } from "@/lib/db/queries/agents";
@@ -97,8 +97,8 @@ export async function changePasswordAction(
 }
 
 export async function startTotpAction(): Promise<void> {
-  const { agent } = await passwordSession();
-  await startTotpEnrolment(await getDb(), agent);
+  const { session, agent } = await passwordSession();
+  await startTotpEnrolment(await getDb(), agent, startedBySession(session.sessionId));
   redirect(`${ACCOUNT_PATH}?add=totp#add-factor` as Route);
 }
 
@@ -114,6 +114,7 @@ export async function confirmTotpAction(_previous: Enrolled, formData: FormData)
     agent,
     formText(formData, "code", 32),
     "Aplicativo autenticador",
+    startedBySession(session.sessionId),
   );
   if (!result.ok) {
     const message =
@@ -128,8 +129,8 @@ export async function confirmTotpAction(_previous: Enrolled, formData: FormData)
 }
 
 export async function keyRegistrationOptionsAction(): Promise<PublicKeyCredentialCreationOptionsJSON> {
-  const { agent } = await passwordSession();
-  return startKeyEnrolment(await getDb(), agent);
+  const { session, agent } = await passwordSession();
+  return startKeyEnrolment(await getDb(), agent, startedBySession(session.sessionId));
 }
 
 export async function confirmKeyAction(
@@ -147,7 +148,13 @@ export async function confirmKeyAction(
     typeof label === "string" && label.trim() && textProblem(label, { maxLength: 60 }) === null
       ? label.trim()
       : "Chave de segurança";
-  const result = await confirmKeyEnrolment(db, agent, response as never, name);
+  const result = await confirmKeyEnrolment(
+    db,
+    agent,
+    response as never,
+    name,
+    startedBySession(session.sessionId),
+  );
   if (!result.ok) {
     const message =
       result.reason === "expired" ? FACTOR_MESSAGES.enrolmentExpired : FACTOR_MESSAGES.keyInvalid;

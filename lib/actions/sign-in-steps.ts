@@ -24,6 +24,7 @@ import {
 } from "@/lib/auth/second-factor/factors";
 import { enrolled, passwordChanged } from "@/lib/auth/second-factor/events";
 import { FACTOR_MESSAGES, lockedMessage } from "@/lib/auth/second-factor/messages";
+import { startedBySignIn } from "@/lib/auth/second-factor/policy";
 import { parseCredentialJson } from "@/lib/auth/second-factor/credential-json";
 import {
   nextStep,
@@ -170,7 +171,7 @@ export async function changePasswordStepAction(
 export async function startTotpStepAction(): Promise<void> {
   const steps = await requireSteps();
   if (nextStep(steps.challenge) !== "enrol") redirect(STEPS_PATH as Route);
-  await startTotpEnrolment(await getDb(), steps.agent);
+  await startTotpEnrolment(await getDb(), steps.agent, startedBySignIn(steps.challenge.id));
   redirect(`${STEPS_PATH}?factor=totp` as Route);
 }
 
@@ -188,6 +189,7 @@ export async function confirmTotpStepAction(
     steps.agent,
     formText(formData, "code", 32),
     "Aplicativo autenticador",
+    startedBySignIn(steps.challenge.id),
   );
   if (!result.ok) {
     const message =
@@ -202,7 +204,7 @@ export async function confirmTotpStepAction(
 export async function keyRegistrationOptionsStepAction(): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const steps = await requireSteps();
   if (nextStep(steps.challenge) !== "enrol") redirect(STEPS_PATH as Route);
-  return startKeyEnrolment(await getDb(), steps.agent);
+  return startKeyEnrolment(await getDb(), steps.agent, startedBySignIn(steps.challenge.id));
 }
 
 export async function confirmKeyStepAction(responseJson: unknown, label: unknown): Promise<EnrolledState> {
@@ -211,7 +213,13 @@ export async function confirmKeyStepAction(responseJson: unknown, label: unknown
   const response = parseCredentialJson(responseJson);
   if (!response) return { ok: false, fieldErrors: {}, message: FACTOR_MESSAGES.keyInvalid };
   const db = await getDb();
-  const result = await confirmKeyEnrolment(db, steps.agent, response as never, keyLabel(label));
+  const result = await confirmKeyEnrolment(
+    db,
+    steps.agent,
+    response as never,
+    keyLabel(label),
+    startedBySignIn(steps.challenge.id),
+  );
   if (!result.ok) {
     const message =
       result.reason === "expired" ? FACTOR_MESSAGES.enrolmentExpired : FACTOR_MESSAGES.keyInvalid;

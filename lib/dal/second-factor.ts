@@ -1,6 +1,6 @@
 import "server-only";
 import { pendingTotp } from "@/lib/auth/second-factor/factors";
-import { secondFactorRequired } from "@/lib/auth/second-factor/policy";
+import { secondFactorRequired, startedBySession, startedBySignIn } from "@/lib/auth/second-factor/policy";
 import { nextStep, stepsInProgress, type Step } from "@/lib/auth/second-factor/steps";
 import { qrPath } from "@/lib/auth/second-factor/totp";
 import { getDb } from "@/lib/db";
@@ -16,8 +16,11 @@ export interface TotpSetup {
   secret: string;
 }
 
-async function totpSetup(agent: { id: string; email: string; name: string }): Promise<TotpSetup | null> {
-  const pending = await pendingTotp(await getDb(), agent);
+async function totpSetup(
+  agent: { id: string; email: string; name: string },
+  startedBy: string,
+): Promise<TotpSetup | null> {
+  const pending = await pendingTotp(await getDb(), agent, startedBy);
   return pending ? { qr: qrPath(pending.uri), secret: pending.secret } : null;
 }
 
@@ -38,7 +41,10 @@ export async function signInStepsView(options: { showTotp: boolean }): Promise<S
     step,
     email: steps.agent.email,
     factors: await factorSummary(db, steps.agent.id),
-    totp: step === "enrol" && options.showTotp ? await totpSetup(steps.agent) : null,
+    totp:
+      step === "enrol" && options.showTotp
+        ? await totpSetup(steps.agent, startedBySignIn(steps.challenge.id))
+        : null,
   };
 }
 
@@ -71,6 +77,6 @@ export async function accountView(
       lastUsedAt,
     })),
     recoveryCodes: summary.recoveryCodes,
-    totp: options.showTotp ? await totpSetup(agent) : null,
+    totp: options.showTotp ? await totpSetup(agent, startedBySession(session.sessionId)) : null,
   };
 }

@@ -212,6 +212,11 @@ export const secondFactors = pgTable(
     transports: text("transports").array(),
     /** WebAuthn enrolment under way: the challenge the key must sign. */
     challenge: text("challenge"),
+    /**
+     * An enrolment under way: who started it, `sign-in:<challenge id>` or `session:<session id>`. Only that sign-in
+     * or session sees its secret again and finishes it: another session of the account never reads it.
+     */
+    startedBy: text("started_by"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     confirmedAt: timestamp("confirmed_at", { withTimezone: true }),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),

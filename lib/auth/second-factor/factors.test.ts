@@ -10,6 +10,7 @@ import {
   checkCurrentPassword,
   confirmTotpEnrolment,
   issueRecoveryCodes,
+  pendingTotp,
   startTotpEnrolment,
   verifyFactorProof,
 } from "./factors";
@@ -38,13 +39,14 @@ describe.each(testDatabases)("second factors on $name", ({ open }) => {
       role: "agent",
       passwordHash: await hashPassword("cavalo correto bateria grampo"),
     });
-    const { secret } = await startTotpEnrolment(handle.db, agent);
+    const { secret } = await startTotpEnrolment(handle.db, agent, "session:test");
     const enrolledAt = Date.now();
     const confirmed = await confirmTotpEnrolment(
       handle.db,
       agent,
       totpCode(secret, enrolledAt),
       "App",
+      "session:test",
       new Date(enrolledAt),
     );
     expect(confirmed.ok).toBe(true);
@@ -307,5 +309,26 @@ describe.each(testDatabases)("second factors on $name", ({ open }) => {
     const afterReset = await open();
     await resetSecondFactors(handle.db, agent.id, new Date());
     expect(await stillOpen(afterReset.id)).toBe(false);
+  });
+
+  it("shows and finishes an enrolment only where it was started", async () => {
+    const agent = await insertAgent(handle.db, {
+      email: `starter-${count++}@example.com`,
+      name: "Rita Moreira",
+      role: "agent",
+      passwordHash: await hashPassword("cavalo correto bateria grampo"),
+    });
+    const { secret } = await startTotpEnrolment(handle.db, agent, "sign-in:one");
+    expect(await pendingTotp(handle.db, agent, "session:other")).toBeNull();
+    expect((await pendingTotp(handle.db, agent, "sign-in:one"))?.secret).toBe(secret);
+    const now = new Date();
+    const code = totpCode(secret, now.getTime());
+    expect(await confirmTotpEnrolment(handle.db, agent, code, "App", "session:other", now)).toEqual({
+      ok: false,
+      reason: "expired",
+    });
+    expect(await confirmTotpEnrolment(handle.db, agent, code, "App", "sign-in:one", now)).toMatchObject({
+      ok: true,
+    });
   });
 });

@@ -163,20 +163,21 @@ export async function keyAssertionOptions(db: Database, agent: AgentRef) {
 }
 
 /** A new authenticator-app enrolment: its secret (to show once, as a QR code and as text) and the otpauth URI. */
-export async function startTotpEnrolment(db: Database, agent: AgentRef) {
+export async function startTotpEnrolment(db: Database, agent: AgentRef, startedBy: string) {
   const shared = newTotpSecret();
   await startEnrolment(db, {
     agentId: agent.id,
     kind: "totp",
     label: "Aplicativo autenticador",
+    startedBy,
     totpSecret: seal(shared, secret(), sealContext(agent.id)),
   });
   return { secret: shared, uri: totpUri(shared, agent.email) };
 }
 
 /** The enrolment under way, to show again (a page reload): its secret and URI. */
-export async function pendingTotp(db: Database, agent: AgentRef, now = new Date()) {
-  const pending = await pendingEnrolment(db, agent.id, "totp", now);
+export async function pendingTotp(db: Database, agent: AgentRef, startedBy: string, now = new Date()) {
+  const pending = await pendingEnrolment(db, agent.id, "totp", now, startedBy);
   const shared = pending?.totpSecret ? unseal(pending.totpSecret, secret(), sealContext(agent.id)) : null;
   return shared ? { secret: shared, uri: totpUri(shared, agent.email) } : null;
 }
@@ -189,9 +190,10 @@ export async function confirmTotpEnrolment(
   agent: AgentRef,
   typed: string,
   label: string,
+  startedBy: string,
   now = new Date(),
 ): Promise<Enrolment> {
-  const pending = await pendingEnrolment(db, agent.id, "totp", now);
+  const pending = await pendingEnrolment(db, agent.id, "totp", now, startedBy);
   const shared = pending?.totpSecret ? unseal(pending.totpSecret, secret(), sealContext(agent.id)) : null;
   if (!pending || !shared) return { ok: false, reason: "expired" };
   const code = normalizeTotpCode(typed);
@@ -202,13 +204,14 @@ export async function confirmTotpEnrolment(
 }
 
 /** Options for a new key or passkey; the challenge is kept with the enrolment. */
-export async function startKeyEnrolment(db: Database, agent: AgentRef) {
+export async function startKeyEnrolment(db: Database, agent: AgentRef, startedBy: string) {
   const existing = (await listFactors(db, agent.id)).filter((factor) => factor.kind === "webauthn");
   const options = await registrationOptions(relyingParty(getConfig().publicUrl), agent, existing);
   await startEnrolment(db, {
     agentId: agent.id,
     kind: "webauthn",
     label: "Chave de segurança",
+    startedBy,
     challenge: options.challenge,
   });
   return options;
@@ -219,9 +222,10 @@ export async function confirmKeyEnrolment(
   agent: AgentRef,
   response: RegistrationResponseJSON,
   label: string,
+  startedBy: string,
   now = new Date(),
 ): Promise<Enrolment> {
-  const pending = await pendingEnrolment(db, agent.id, "webauthn", now);
+  const pending = await pendingEnrolment(db, agent.id, "webauthn", now, startedBy);
   if (!pending?.challenge) return { ok: false, reason: "expired" };
   const key = await verifyRegistration(relyingParty(getConfig().publicUrl), response, pending.challenge);
   if (!key) return { ok: false, reason: "invalid" };

@@ -7,3 +7,7 @@ export function secondFactorRequired(policy: SecondFactorPolicy, role: AgentRole
 }
 
 export type FactorName = "totp" | "webauthn" | "recovery_code";
+
+/** Who started an enrolment (second_factors.started_by): a sign-in's steps, or a session on the account page. */
+export const startedBySignIn = (challengeId: string) => `sign-in:${challengeId}`;
+export const startedBySession = (sessionId: string) => `session:${sessionId}`;

@@ -25,6 +25,7 @@ CREATE TABLE "second_factors" (
 	"sign_count" bigint,
 	"transports" text[],
 	"challenge" text,
+	"started_by" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"confirmed_at" timestamp with time zone,
 	"last_used_at" timestamp with time zone

@@ -39,7 +39,15 @@ export async function factorSummary(
 /** A new enrolment of `kind`: the agent's earlier unfinished ones of that kind go. */
 export async function startEnrolment(
   db: Database,
-  input: { agentId: string; kind: SecondFactorKind; label: string; totpSecret?: string; challenge?: string },
+  input: {
+    agentId: string;
+    kind: SecondFactorKind;
+    label: string;
+    /** `sign-in:<challenge id>` or `session:<session id>`: who may see it again and finish it. */
+    startedBy: string;
+    totpSecret?: string;
+    challenge?: string;
+  },
 ): Promise<SecondFactor> {
   return db.transaction(async (tx) => {
     await tx
@@ -59,18 +67,20 @@ export async function startEnrolment(
         label: input.label,
         totpSecret: input.totpSecret ?? null,
         challenge: input.challenge ?? null,
+        startedBy: input.startedBy,
       })
       .returning();
     return row!;
   });
 }
 
-/** The agent's enrolment of `kind` under way, if it has not expired. */
+/** The agent's enrolment of `kind` under way that `startedBy` started, if it has not expired. */
 export async function pendingEnrolment(
   db: Database,
   agentId: string,
   kind: SecondFactorKind,
   now: Date,
+  startedBy: string,
 ): Promise<SecondFactor | undefined> {
   const [row] = await db
     .select()
@@ -79,6 +89,7 @@ export async function pendingEnrolment(
       and(
         eq(secondFactors.agentId, agentId),
         eq(secondFactors.kind, kind),
+        eq(secondFactors.startedBy, startedBy),
         isNull(secondFactors.confirmedAt),
         gt(secondFactors.createdAt, new Date(now.getTime() - ENROLMENT_TTL_MS)),
       ),
@@ -99,7 +110,7 @@ export async function confirmEnrolment(
 ): Promise<SecondFactor | undefined> {
   const [row] = await db
     .update(secondFactors)
-    .set({ ...finish, challenge: null, confirmedAt: now, lastUsedAt: now })
+    .set({ ...finish, challenge: null, startedBy: null, confirmedAt: now, lastUsedAt: now })
     .where(and(eq(secondFactors.id, factorId), isNull(secondFactors.confirmedAt)))
     .returning();
   return row;
