@@ -1,6 +1,10 @@
 // Shared by playwright.config.ts and the specs: the e2e app and sandbox run on their own ports and data dir,
-// so a developer's `npm start` on 3000/4010 is left alone.
-export const E2E_PORTS = { app: 3210, sandbox: 4210 } as const;
+// so a developer's `npm start` on 3000/4010 is left alone. E2E_APP_PORT and E2E_SANDBOX_PORT move them, for a second
+// checkout running its own specs on the same machine.
+export const E2E_PORTS = {
+  app: Number(process.env.E2E_APP_PORT ?? 3210),
+  sandbox: Number(process.env.E2E_SANDBOX_PORT ?? 4210),
+} as const;
 export const E2E_DATA_DIR = ".data/e2e";
 export const SANDBOX_URL = `http://127.0.0.1:${E2E_PORTS.sandbox}`;
 export const DEMO_AGENT = { email: "agente@demo.local", password: "demo1234", name: "Agente Demo" } as const;
