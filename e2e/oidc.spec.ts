@@ -233,6 +233,16 @@ test.describe("with passwords and OIDC", () => {
       ],
     ];
     const client = await playwrightRequest.newContext({ baseURL: app.url });
+    // Anonymous callbacks with state cookies we never sealed are refused before anything is asked of the IdP.
+    const served = idp.requestsServed();
+    for (const junk of ["authjs.state=junk", `authjs.state=${"e".repeat(300)}`, "authjs.state=a.b.c.d.e"]) {
+      const answer = await client.get(`/api/auth/callback/oidc${query({})}`, {
+        headers: { cookie: junk },
+        maxRedirects: 0,
+      });
+      expect(answer.headers().location, junk).toBe(`${app.url}/sign-in?error=oidc_state_mismatch`);
+    }
+    expect(idp.requestsServed()).toBe(served);
     for (const [name, search, cookieHeader, reason] of cases) {
       const answer = await client.get(`/api/auth/callback/oidc${search}`, {
         headers: cookieHeader ? { cookie: cookieHeader } : {},

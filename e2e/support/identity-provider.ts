@@ -75,6 +75,8 @@ export interface RunningIdentityProvider {
   issuer: string;
   /** How many times its login form was shown (a second sign-in within its session shows none). */
   loginPagesShown(): number;
+  /** How many requests it has served, of any kind (discovery, token, login…). */
+  requestsServed(): number;
   /** What the IdP says of `user`'s roles from now on, as an administrator there would change them. */
   setRoles(user: IdpUser, roles: string[]): void;
   stop(): Promise<void>;
@@ -169,6 +171,7 @@ export async function startIdentityProvider(appOrigins: string[]): Promise<Runni
   };
   const provider = new Provider(IDP_ISSUER, configuration);
   let loginPages = 0;
+  let requests = 0;
 
   async function interaction(request: IncomingMessage, response: ServerResponse, path: string) {
     const [, , uid, action] = path.split("/");
@@ -199,6 +202,7 @@ export async function startIdentityProvider(appOrigins: string[]): Promise<Runni
 
   const handle = provider.callback();
   const server: Server = createServer((request, response) => {
+    requests += 1;
     const path = new URL(request.url ?? "/", IDP_ISSUER).pathname;
     if (!path.startsWith("/interaction/")) return void handle(request, response);
     interaction(request, response, path).catch((error: Error) => {
@@ -210,6 +214,7 @@ export async function startIdentityProvider(appOrigins: string[]): Promise<Runni
   return {
     issuer: IDP_ISSUER,
     loginPagesShown: () => loginPages,
+    requestsServed: () => requests,
     setRoles(changed, roles) {
       users.find((each) => each.sub === changed.sub)!.roles = roles;
     },

@@ -7,7 +7,7 @@ import { AuthError, CredentialsSignin } from "next-auth";
 import { signIn, signOut } from "@/auth";
 import type { ActionState } from "@/lib/action-state";
 import { withOidcAttempt } from "@/lib/auth/oidc-attempt";
-import { OIDC_PROVIDER_ID } from "@/lib/auth/oidc-provider";
+import { OIDC_PROVIDER_ID } from "@/lib/config/oidc";
 import { newStepsToken, STEPS_PATH, stepsCookie } from "@/lib/auth/second-factor/steps";
 import { signInErrorPath } from "@/lib/auth/sign-in-errors";
 import { getConfig } from "@/lib/env";

@@ -1,8 +1,19 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { encode } from "next-auth/jwt";
+import { getConfig } from "@/lib/env";
 import { log } from "@/lib/log";
-import { diagnose, idpFetch, noteAuthError, withOidcAttempt } from "./oidc-attempt";
+import {
+  diagnose,
+  forgetDiscoveries,
+  idpFetch,
+  noteAuthError,
+  stateCookieMatches,
+  withOidcAttempt,
+} from "./oidc-attempt";
+import { resolveAuthSecret } from "./secret";
+import { authCookies } from "./session-cookie";
 
 /** An error as Auth.js throws it: a `type`, and the error it wraps in `cause.err`. */
 function authError(type: string, cause?: Record<string, unknown>): Error {
@@ -14,8 +25,20 @@ function protocolError(code: string, message: string, fields: Record<string, unk
   return Object.assign(new Error(message), { name: "tt", code }, fields);
 }
 
-/** A callback's cookies as the browser that started the sign-in sends them. */
-const STATE = "authjs.state=s";
+/** The state cookie as Auth.js seals it for `state` (our secret, the cookie's name as salt, our provider). */
+async function stateCookie(state: string, changes: { provider?: string; secret?: string } = {}) {
+  const name = authCookies(getConfig()).state.name;
+  const sealed = await encode({
+    token: { value: state, provider: changes.provider ?? "oidc" },
+    secret: changes.secret ?? resolveAuthSecret(getConfig()),
+    salt: name,
+    maxAge: 900,
+  });
+  return `${name}=${sealed}`;
+}
+
+/** A callback's cookie and state as the browser that started the sign-in sends them. */
+const started = async () => ({ cookie: `authjs.nonce=n; ${await stateCookie("s")}`, state: "s" });
 
 const attempt = (error: unknown, idpError?: string) => ({ unreachable: undefined, error, idpError });
 
@@ -99,7 +122,7 @@ describe("withOidcAttempt", () => {
         expect(noteAuthError(authError("InvalidCheck"))).toBe(true);
         return new Response(null, { status: 302 });
       },
-      { cookie: STATE },
+      await started(),
     );
     expect(logged).toEqual({ ok: false, failure: "oidc_state_mismatch" });
     const thrown = await withOidcAttempt(
@@ -107,7 +130,7 @@ describe("withOidcAttempt", () => {
       async () => {
         throw authError("OAuthCallbackError");
       },
-      { cookie: STATE, idpError: "access_denied" },
+      { ...(await started()), idpError: "access_denied" },
     );
     expect(thrown).toEqual({ ok: false, failure: "oidc_cancelled" });
     expect(warn.mock.calls.filter(([event]) => event === "auth.oidc_sign_in_failed")).toEqual([
@@ -157,7 +180,7 @@ describe("withOidcAttempt", () => {
     const insecure = await withOidcAttempt(
       "callback",
       () => idpFetch("http://login.parceira.example/token", { method: "POST", body: "code=x" }),
-      { cookie: STATE },
+      await started(),
     );
     expect(insecure).toEqual({ ok: false, failure: "oidc_unreachable" });
     expect(log.warn).toHaveBeenCalledWith(
@@ -182,33 +205,65 @@ describe("diagnose, for what is not the IdP's", () => {
   });
 });
 
-describe("a callback without the state cookie", () => {
+describe("a callback whose state cookie does not decrypt and match", () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it("is refused without running the step, and one that carries it runs", async () => {
+  it("is refused without running the step, and one that matches runs", async () => {
     vi.spyOn(log, "warn").mockImplementation(() => {});
     const step = vi.fn(async () => "ran");
-    expect(await withOidcAttempt("callback", step, { cookie: null })).toEqual({
-      ok: false,
-      failure: "oidc_state_mismatch",
-    });
-    expect(await withOidcAttempt("callback", step, { cookie: "authjs.nonce=a; xauthjs.state=b" })).toEqual({
-      ok: false,
-      failure: "oidc_state_mismatch",
-    });
+    const refused = { ok: false, failure: "oidc_state_mismatch" };
+    const good = await stateCookie("s");
+    for (const request of [
+      { cookie: null, state: "s" },
+      { cookie: "authjs.nonce=a; xauthjs.state=b", state: "s" },
+      // Named right, but junk, sealed under another secret, for another provider, or for another state.
+      { cookie: "authjs.state=b", state: "b" },
+      { cookie: await stateCookie("s", { secret: "another-secret-0123456789abcdef0123" }), state: "s" },
+      { cookie: await stateCookie("s", { provider: "credentials" }), state: "s" },
+      { cookie: good, state: "t" },
+      { cookie: good, state: null },
+    ])
+      expect(await withOidcAttempt("callback", step, request), JSON.stringify(request)).toEqual(refused);
     expect(step).not.toHaveBeenCalled();
     expect(log.warn).toHaveBeenCalledWith("auth.oidc_sign_in_failed", {
       stage: "callback",
       reason: "oidc_state_mismatch",
-      error: "MissingStateCookie",
+      error: "StateCookieMismatch",
     });
-    expect(await withOidcAttempt("callback", step, { cookie: "authjs.nonce=a; authjs.state=b" })).toEqual({
-      ok: true,
-      value: "ran",
+    expect(await withOidcAttempt("callback", step, await started())).toEqual({ ok: true, value: "ran" });
+    expect(await stateCookieMatches(`a=1; ${good}; b=2`, "s")).toBe(true);
+  });
+});
+
+describe("the IdP's discovery", () => {
+  afterEach(() => {
+    forgetDiscoveries();
+    vi.restoreAllMocks();
+  });
+
+  it("is asked once for a burst of callbacks, always at a start, and a failed answer is not kept", async () => {
+    let served = 0;
+    let failing = true;
+    const server = createServer((_request, response) => {
+      served += 1;
+      if (failing) return void response.writeHead(503).end();
+      response.writeHead(200, { "content-type": "application/json" }).end('{"issuer":"x"}');
     });
-    expect(await withOidcAttempt("callback", step, { cookie: "__Host-authjs.state=b" })).toEqual({
-      ok: true,
-      value: "ran",
-    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const discovery = `http://127.0.0.1:${port}/realm/.well-known/openid-configuration`;
+    expect((await idpFetch(discovery)).status).toBe(503);
+    failing = false;
+    for (let i = 0; i < 3; i += 1) expect(await (await idpFetch(discovery)).json()).toEqual({ issuer: "x" });
+    expect(served).toBe(2);
+    // Anything else is always asked.
+    await idpFetch(`http://127.0.0.1:${port}/token`, { method: "POST", body: "code=x" });
+    await idpFetch(`http://127.0.0.1:${port}/token`, { method: "POST", body: "code=x" });
+    expect(served).toBe(4);
+    // A start asks again (and refreshes what the callbacks read).
+    vi.spyOn(log, "warn").mockImplementation(() => {});
+    await withOidcAttempt("start", () => idpFetch(discovery));
+    expect(served).toBe(5);
+    await new Promise((resolve) => server.close(resolve));
   });
 });

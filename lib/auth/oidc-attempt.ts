@@ -1,7 +1,11 @@
 import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
+import { decode } from "next-auth/jwt";
 import { isHttpsOrLoopback } from "@/lib/config/env-values";
+import { OIDC_PROVIDER_ID } from "@/lib/config/oidc";
 import { doorName } from "./doors";
+import { resolveAuthSecret } from "./secret";
+import { authCookies } from "./session-cookie";
 import type { OidcErrorCode } from "./oidc-errors";
 import { getConfig } from "@/lib/env";
 import { log } from "@/lib/log";
@@ -14,11 +18,12 @@ import { securityEvent } from "@/lib/security-log";
  * IdP requests (idpFetch) and the error Auth.js logs, so the agent reads what it was and the log says why.
  */
 interface Attempt {
+  stage?: OidcStage;
   unreachable: { detail: string } | undefined;
   error: unknown;
   /** The `error` parameter the IdP sent back to the callback (Auth.js's OAuthCallbackError does not keep it). */
   idpError?: string | null;
-  /** A callback that came without the state cookie. */
+  /** A callback whose state cookie is missing, does not decrypt, or names another state than the callback's. */
   missingState?: boolean;
 }
 
@@ -44,14 +49,51 @@ export async function idpFetch(input: RequestInfo | URL, init?: RequestInit): Pr
     if (attempt) attempt.unreachable ??= { detail: "insecure_url" };
     throw new TypeError("The IdP's address is not https");
   }
+  // A start always asks (an IdP that is down shows on the sign-in page at once); a callback, and the sign-out's
+  // discovery, take the document a start read moments before.
+  const discovery =
+    attempt?.stage !== "start" && isDiscovery(url, input, init) ? discoveries.get(url.href) : undefined;
+  if (discovery && discovery.until > Date.now()) return discoveryResponse(discovery);
   try {
     const response = await fetch(input, { ...init, signal });
     if (response.status >= 500 && attempt) attempt.unreachable ??= { detail: `http_${response.status}` };
+    if (response.ok && isDiscovery(url, input, init)) {
+      const fresh = {
+        body: await response.text(),
+        contentType: response.headers.get("content-type") ?? "application/json",
+        until: Date.now() + DISCOVERY_TTL_MS,
+      };
+      discoveries.set(url.href, fresh);
+      return discoveryResponse(fresh);
+    }
     return response;
   } catch (error) {
     if (attempt) attempt.unreachable ??= { detail: networkProblemOf(error) };
     throw error;
   }
+}
+
+// Auth.js reads the IdP's discovery document at every start and callback. A good answer is kept a few minutes (an
+// IdP that moves its endpoints is followed within them) for the callbacks, which then cost the IdP only the token
+// request; a failed one is not kept, and every start asks again, so an outage shows at the next attempt.
+const DISCOVERY_TTL_MS = 5 * 60_000;
+interface Discovery {
+  body: string;
+  contentType: string;
+  until: number;
+}
+const discoveries = new Map<string, Discovery>();
+
+const isDiscovery = (url: URL, input: RequestInfo | URL, init?: RequestInit) =>
+  (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase() === "GET" &&
+  url.pathname.endsWith("/.well-known/openid-configuration");
+
+const discoveryResponse = (discovery: Discovery) =>
+  new Response(discovery.body, { status: 200, headers: { "content-type": discovery.contentType } });
+
+/** For tests: the next discovery is asked of the IdP. */
+export function forgetDiscoveries(): void {
+  discoveries.clear();
 }
 
 function networkProblemOf(error: unknown): string {
@@ -89,7 +131,7 @@ const safeWord = (value: unknown) => (typeof value === "string" && SAFE_WORD.tes
 
 /** What went wrong in an attempt, from what it gathered. Exported for its tests. */
 export function diagnose(attempt: Attempt): Diagnosis {
-  if (attempt.missingState) return { failure: "oidc_state_mismatch", error: "MissingStateCookie" };
+  if (attempt.missingState) return { failure: "oidc_state_mismatch", error: "StateCookieMismatch" };
   if (attempt.unreachable) return { failure: "oidc_unreachable", detail: attempt.unreachable.detail };
   const error = attempt.error;
   if (!(error instanceof Error)) return { failure: "oidc_failed" };
@@ -130,29 +172,55 @@ export function diagnose(attempt: Attempt): Diagnosis {
   return { failure: "sign_in_unavailable", error: inner === error ? type : `${type}/${code ?? inner.name}` };
 }
 
-// Named as lib/auth/session-cookie.ts names it, with or without the https prefix.
-const STATE_COOKIE = /(?:^|;)\s*(?:__Host-)?authjs\.state=/;
+/**
+ * Whether the callback's `state` is the one this browser's state cookie holds: the cookie decrypts under our secret
+ * (Auth.js seals it with the cookie's name as salt), was made for our IdP, and names this very state. The same check
+ * Auth.js makes, but made before it: Auth.js reads the IdP's discovery first, so a callback that fails it would cost
+ * an outbound request for anyone who sends one. Exported for its tests.
+ */
+export async function stateCookieMatches(cookieHeader: string | null, state: string | null | undefined) {
+  if (!cookieHeader || !state) return false;
+  const config = getConfig();
+  const name = authCookies(config).state.name;
+  const sealed = cookieValue(cookieHeader, name);
+  if (!sealed) return false;
+  try {
+    const payload = await decode({ token: sealed, secret: resolveAuthSecret(config), salt: name });
+    return payload?.provider === OIDC_PROVIDER_ID && payload.value === state;
+  } catch {
+    return false; // not ours: another secret, tampered with, expired
+  }
+}
+
+function cookieValue(header: string, name: string): string | undefined {
+  for (const part of header.split(";")) {
+    const at = part.indexOf("=");
+    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
+  }
+  return undefined;
+}
 
 /** What a step needs of its request: the cookies, and at the callback the IdP's `error` parameter. */
 export interface OidcRequest {
   cookie: string | null;
   idpError?: string | null;
+  /** At the callback: the `state` parameter the IdP sent back. */
+  state?: string | null;
 }
 
 /**
  * Runs one step of an OIDC sign-in and tells whether it failed, and how (one log line when it did). A step that
  * throws is a failure too: Auth.js throws its own errors at a server action instead of redirecting.
- * A callback without the state cookie is no sign-in this browser started: it is refused without running the step,
- * because Auth.js reads the IdP's discovery before it looks at the state, so a forged callback would cost an
- * outbound request.
+ * A callback whose state cookie does not decrypt and match its state is no sign-in this browser started: it is
+ * refused without running the step, so a forged callback costs no outbound request (stateCookieMatches).
  */
 export async function withOidcAttempt<T>(
   stage: OidcStage,
   run: () => Promise<T>,
   request: OidcRequest = { cookie: null },
 ): Promise<OidcAttemptResult<T>> {
-  const attempt: Attempt = { unreachable: undefined, error: undefined, idpError: request.idpError };
-  if (stage === "callback" && !STATE_COOKIE.test(request.cookie ?? "")) {
+  const attempt: Attempt = { stage, unreachable: undefined, error: undefined, idpError: request.idpError };
+  if (stage === "callback" && !(await stateCookieMatches(request.cookie, request.state))) {
     attempt.missingState = true;
     return failed(stage, attempt);
   }

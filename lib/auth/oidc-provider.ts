@@ -1,13 +1,10 @@
 import "server-only";
 import { customFetch } from "next-auth";
 import type { OIDCConfig } from "next-auth/providers";
-import type { OidcConfig } from "@/lib/config/oidc";
+import { OIDC_PROVIDER_ID, type OidcConfig } from "@/lib/config/oidc";
 import { idpFetch } from "./oidc-attempt";
 
-/** In the redirect URI the IdP registers: `<AUTH_URL>/api/auth/callback/oidc`. */
-export const OIDC_PROVIDER_ID = "oidc";
 export const OIDC_SCOPES = "openid email profile";
-export const OIDC_CALLBACK_PATH = `/api/auth/callback/${OIDC_PROVIDER_ID}`;
 
 /**
  * The partner's IdP for Auth.js: discovery from the issuer, the authorization code flow with PKCE (S256), state and

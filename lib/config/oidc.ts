@@ -1,6 +1,10 @@
 import { emailDomainsIn } from "./email-domains";
 import { text, type RawEnv } from "./env-values";
 
+/** In the redirect URI the IdP registers: `<AUTH_URL>/api/auth/callback/oidc`. */
+export const OIDC_PROVIDER_ID = "oidc";
+export const OIDC_CALLBACK_PATH = `/api/auth/callback/${OIDC_PROVIDER_ID}`;
+
 /** Sign-in with the partner's own OpenID Connect provider (Keycloak, Entra ID, Okta, Google Workspace…). */
 export interface OidcConfig {
   /** Exactly as configured: discovery reads `<issuer>/.well-known/openid-configuration`, whose `issuer` must match. */

@@ -1,7 +1,7 @@
 import { NextRequest } from "next/server";
 import { handlers } from "@/auth";
 import { withOidcAttempt, type OidcStage } from "@/lib/auth/oidc-attempt";
-import { OIDC_CALLBACK_PATH, OIDC_PROVIDER_ID } from "@/lib/auth/oidc-provider";
+import { OIDC_CALLBACK_PATH, OIDC_PROVIDER_ID } from "@/lib/config/oidc";
 import { signInErrorPath } from "@/lib/auth/sign-in-errors";
 import { endSessionNamedBy } from "@/lib/dal/session";
 import { getConfig } from "@/lib/env";
@@ -48,9 +48,15 @@ async function authResponse(request: NextRequest, handler: (request: NextRequest
   const url = new URL(request.url);
   const stage = OIDC_STEPS[url.pathname];
   if (!stage) return handler(request);
+  // The IdP answers in the query, or with a form post (response_mode=form_post; its body is already bounded).
+  const answer =
+    request.method === "POST" && stage === "callback"
+      ? new URLSearchParams(await request.clone().text())
+      : url.searchParams;
   const attempt = await withOidcAttempt(stage, () => handler(request), {
     cookie: request.headers.get("cookie"),
-    idpError: url.searchParams.get("error"),
+    idpError: answer.get("error"),
+    state: answer.get("state"),
   });
   if (attempt.ok) return attempt.value;
   return Response.redirect(new URL(signInErrorPath(attempt.failure), getConfig().publicUrl), 302);
