@@ -174,6 +174,14 @@ test("the sale and sign-in server actions answer hostile fields with their form 
     expect(answer.status()).toBe(200);
     expect(await answer.text()).toContain(CONTROL_CHARACTER_MESSAGE);
   }
+  // Another site's post, claiming through X-Forwarded-Host to be for that site: no trusted proxy said so.
+  const { "sec-fetch-site": _site, ...replayed } = replayHeaders(saleAction.headers());
+  const forged = await page.request.post("/", {
+    headers: { ...replayed, origin: "https://evil.example", "x-forwarded-host": "evil.example" },
+    data: saleAction.postDataBuffer()!.toString("utf8"),
+  });
+  expect(forged.status()).toBe(403);
+  expect((await forged.json()).error).toBe("cross_site");
   expect((await sandboxStats()).saleRequests).toBe(before);
 });
 

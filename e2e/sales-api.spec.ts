@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { expect, test } from "./fixtures";
-import { E2E_UPSTREAM_TIMEOUT_MS } from "./support/environment";
+import { E2E_PORTS, E2E_UPSTREAM_TIMEOUT_MS } from "./support/environment";
 import { apiSale, saleInFlight, sandboxControl, sandboxStats } from "./support/sandbox";
 
 const body = () => apiSale({ birthDate: "1988-12-01" });
@@ -49,6 +49,19 @@ test.describe("POST /api/sales", () => {
       headers: { "Idempotency-Key": randomUUID(), Origin: "https://evil.example" },
     });
     expect(response.status()).toBe(403);
+    // The origin is AUTH_URL's: a host the client names itself (no trusted proxy here) changes nothing.
+    for (const host of ["evil.example", `localhost:${E2E_PORTS.app}, evil.example`]) {
+      const forged = await page.request.post("/api/sales", {
+        data: body(),
+        headers: {
+          "Idempotency-Key": randomUUID(),
+          Origin: "https://evil.example",
+          "X-Forwarded-Host": host,
+        },
+      });
+      expect(forged.status()).toBe(403);
+      expect((await forged.json()).error).toBe("cross_site");
+    }
     expect((await sandboxStats()).saleRequests).toBe(0);
   });
 

@@ -19,6 +19,7 @@ import {
   saleDeadlineMs,
   setStarting,
 } from "./lifecycle";
+import { isTrustedPeer } from "./http/forwarded";
 import { log, scrubPersonalData } from "./log";
 import { metrics } from "./metrics";
 import { partnerApi } from "./partner-api";
@@ -169,6 +170,8 @@ export async function startServer(): Promise<void> {
     });
   }
 
+  // scripts/server.mjs asks this of every request's peer before Next.js sees its X-Forwarded-Host.
+  (globalThis as Record<symbol, unknown>)[Symbol.for("partner-sales.trusted-peer")] = isTrustedPeer;
   // Listening before the first request to the provider (the warm-up below): see lib/metrics.ts.
   metrics();
   publishDrainPlan({

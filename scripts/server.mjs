@@ -54,6 +54,8 @@ const app = next({
 const handle = app.getRequestHandler();
 await app.prepare();
 
+const TRUSTED_PEER = Symbol.for("partner-sales.trusted-peer");
+
 /** Responses not yet finished: once the listener has closed, their connections close after them. */
 const unfinished = new Set();
 let closing = false;
@@ -62,6 +64,11 @@ const server = createServer((request, response) => {
   const forwarded = request.headers["x-forwarded-for"];
   const peer = peerAddress(request.socket);
   request.headers["x-forwarded-for"] = forwarded ? `${forwarded}, ${peer}` : peer;
+  // The host and scheme a client says it asked for are a proxy's to tell: from a peer TRUSTED_PROXIES does not name
+  // they go, before Next.js compares a server action's Origin with them (lib/server-start.ts registers the check).
+  if (!globalThis[TRUSTED_PEER]?.(peer)) {
+    for (const name of ["x-forwarded-host", "x-forwarded-proto", "x-forwarded-port"]) delete request.headers[name];
+  }
   if (closing) response.setHeader("Connection", "close");
   unfinished.add(response);
   response.once("close", () => unfinished.delete(response));

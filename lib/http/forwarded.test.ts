@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseClientAddressHeader, parseTrustedProxies } from "@/lib/config/parse";
-import { requestOrigin } from "./forwarded";
+import { forwardedHost, requestOrigin } from "./forwarded";
 
 // As scripts/server.mjs hands requests over: the socket's peer is always the right-most X-Forwarded-For entry.
 function origin(trusted: string | undefined, headers: Record<string, string>, header?: string) {
@@ -83,5 +83,27 @@ describe("requestOrigin", () => {
 
   it("says unknown when there is no address at all", () => {
     expect(origin(undefined, {}).address).toBe("unknown");
+  });
+});
+
+describe("forwardedHost", () => {
+  const host = (trusted: string | undefined, headers: Record<string, string>, peerAppended = true) =>
+    forwardedHost(new Headers(headers), {
+      trust: parseTrustedProxies(trusted),
+      header: parseClientAddressHeader(undefined),
+      peerAppended,
+    });
+
+  it("is the trusted proxy's word, and nobody else's", () => {
+    const forged = { "x-forwarded-for": "203.0.113.50", "x-forwarded-host": "evil.example" };
+    expect(host(undefined, forged)).toBeNull();
+    expect(host("10.0.0.0/8", forged)).toBeNull();
+    expect(host("10.0.0.0/8", forged, false)).toBeNull();
+    const proxied = {
+      "x-forwarded-for": "203.0.113.50, 10.0.0.5",
+      "x-forwarded-host": "Vendas.Parceira.example",
+    };
+    expect(host("10.0.0.0/8", proxied)).toBe("vendas.parceira.example");
+    expect(host("10.0.0.0/8", { "x-forwarded-for": "10.0.0.5" })).toBeNull();
   });
 });

@@ -117,6 +117,25 @@ export function requestOrigin(
   return { address, https: proto === "https" };
 }
 
+/**
+ * The host the client asked for as a trusted proxy tells it (X-Forwarded-Host), or null: from a peer TRUSTED_PROXIES
+ * does not name, the header is the client's own words (scripts/server.mjs removes it before Next.js sees it).
+ */
+export function forwardedHost(
+  headers: Headers,
+  { trust, peerAppended }: ProxyTrust = configuredTrust(),
+): string | null {
+  if (!peerAppended) return null;
+  const peer = (headers.get("x-forwarded-for") ?? "").split(",").map(normalize).filter(Boolean).at(-1);
+  if (!peer || !isTrusted(trust, peer, 0)) return null;
+  return headers.get("x-forwarded-host")?.split(",")[0]?.trim().toLowerCase() || null;
+}
+
+/** Whether the machine that connected is one of TRUSTED_PROXIES (scripts/server.mjs asks, through lib/server-start). */
+export function isTrustedPeer(peer: string): boolean {
+  return isTrusted(configuredTrust().trust, normalize(peer), 0);
+}
+
 /** The client's address for limits and logs. */
 export function clientAddress(headers: Headers): string {
   return requestOrigin(headers).address;

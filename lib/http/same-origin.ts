@@ -1,20 +1,29 @@
 import "server-only";
 import { errorResponse } from "@/lib/http/json";
-import { clientAddress } from "@/lib/http/forwarded";
+import { getConfig } from "@/lib/env";
+import { clientAddress, forwardedHost } from "@/lib/http/forwarded";
 import { securityEventOnce } from "@/lib/security-log";
 
-/** A browser on another site may carry our cookies: only this origin (or a non-browser client) may post. */
+/**
+ * A browser on another site may carry our cookies: only this origin (or a non-browser client) may post. This
+ * origin is AUTH_URL's, from configuration; the host a trusted proxy forwards (X-Forwarded-Host) is taken too, from
+ * TRUSTED_PROXIES only. Never the request's own Host or a client's X-Forwarded-Host: whoever sends the post writes
+ * those.
+ */
 function isCrossSite(request: Request): boolean {
   const site = request.headers.get("sec-fetch-site");
   if (site && site !== "same-origin" && site !== "none") return true;
   const origin = request.headers.get("origin");
   if (!origin) return false;
-  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host");
+  let from: URL;
   try {
-    return new URL(origin).host !== host;
+    from = new URL(origin);
   } catch {
-    return true;
+    return true; // "null" (a sandboxed frame, a data: page) or garbage
   }
+  if (from.origin === new URL(getConfig().publicUrl).origin) return false;
+  const forwarded = forwardedHost(request.headers);
+  return !(forwarded && from.host === forwarded);
 }
 
 /**
