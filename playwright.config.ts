@@ -1,4 +1,5 @@
 import { defineConfig, devices } from "@playwright/test";
+import { LIMITS_LIFTED } from "./bench/lib/processes";
 import { chromiumLaunchOptions } from "./scripts/ensure-browser";
 import {
   ALLOWED_PORTAL,
@@ -63,6 +64,8 @@ export default defineConfig({
       EMBED_PORTALS_FILE: writePortalsFile(import.meta.dirname),
       EMBED_SSO_SECRET: "",
       METRICS_TOKEN: E2E_METRICS_TOKEN,
+      // Every spec sells and reads as the demo accounts, faster than a person: e2e/limits.spec.ts tests the ceilings.
+      ...LIMITS_LIFTED,
       PARTNER_API_BASE_URL: "",
       DATABASE_URL: "",
       // Passwords, no OIDC: e2e/oidc.spec.ts starts instances of its own with its IdP.

@@ -11,7 +11,14 @@ import { chromiumLaunchOptions, ensureBrowser } from "../scripts/ensure-browser"
 import { startTestPostgres, type TestPostgres } from "../scripts/test-postgres";
 import { lighthousePages } from "./lib/lighthouse";
 import { runLoad, type LoadTarget } from "./lib/load";
-import { freePort, memoryOf, startProcess, waitUntilUp, type RunningProcess } from "./lib/processes";
+import {
+  freePort,
+  LIMITS_LIFTED,
+  memoryOf,
+  startProcess,
+  waitUntilUp,
+  type RunningProcess,
+} from "./lib/processes";
 import { writeReport, type BenchResults, type LoadFigures } from "./lib/report";
 import { freshSale } from "./lib/sales";
 import { median, summarize } from "./lib/stats";
@@ -166,6 +173,7 @@ async function prepareServices(work: string): Promise<Services> {
     DATABASE_URL: "",
     EMBED_ALLOWED_ORIGINS: "",
     LOG_FILE: "",
+    ...LIMITS_LIFTED,
   };
   const processes: RunningProcess[] = [];
   const start: Services["start"] = (name, command, args, { cwd = root, extraEnv = {} } = {}) => {

@@ -30,6 +30,8 @@ export type SaleMetricOutcome =
   | "pending"
   | "known_customer"
   | "invalid"
+  /** Past the agent's limit (lib/dal/limits.ts): nothing checked or sent. */
+  | "limited"
   | "refused"
   | "unavailable";
 
@@ -80,6 +82,12 @@ function createMetrics() {
       name: "partner_sales_sign_in_refusals_total",
       help: "Refused sign-ins by method and reason.",
       labelNames: ["method", "reason"] as const,
+      registers,
+    }),
+    limitedRequests: new Counter({
+      name: "partner_sales_limited_requests_total",
+      help: "Requests refused for a limit (429): sales, known-customer checks, history pages, exports.",
+      labelNames: ["limit"] as const,
       registers,
     }),
     databaseErrors: new Counter({
@@ -142,6 +150,13 @@ export function observeSale(outcome: SaleMetricOutcome, seconds: number): void {
 
 export function countSignInRefusal(method: SignInMethod, reason: string): void {
   metrics().signInRefusals.inc({ method, reason });
+}
+
+/** What a request was refused for (lib/dal/limits.ts): its label in `partner_sales_limited_requests_total`. */
+export type RequestLimitName = "sales" | "known_customer" | "history" | "export" | "export_busy";
+
+export function countLimitedRequest(limit: RequestLimitName): void {
+  metrics().limitedRequests.inc({ limit });
 }
 
 /**

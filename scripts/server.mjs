@@ -67,7 +67,8 @@ const server = createServer((request, response) => {
   // The host and scheme a client says it asked for are a proxy's to tell: from a peer TRUSTED_PROXIES does not name
   // they go, before Next.js compares a server action's Origin with them (lib/server-start.ts registers the check).
   if (!globalThis[TRUSTED_PEER]?.(peer)) {
-    for (const name of ["x-forwarded-host", "x-forwarded-proto", "x-forwarded-port"]) delete request.headers[name];
+    for (const name of ["x-forwarded-host", "x-forwarded-proto", "x-forwarded-port"])
+      delete request.headers[name];
   }
   if (closing) response.setHeader("Connection", "close");
   unfinished.add(response);

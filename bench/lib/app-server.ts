@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { appNodeOptions } from "../../scripts/app-node-options";
+import { LIMITS_LIFTED } from "./processes";
 
 /** One `db.upkeep` line of the app's log: the database's own maintenance (VACUUM, ANALYZE…) and how long it took. */
 export interface UpkeepPause {
@@ -118,6 +119,7 @@ export async function startApp(
         ...process.env,
         NEXT_TELEMETRY_DISABLED: "1",
         NODE_OPTIONS: appNodeOptions(process.env.NODE_OPTIONS),
+        ...LIMITS_LIFTED,
         ...env,
       },
     },

@@ -69,3 +69,13 @@ export function memoryOf(pid: number): { rssMb: number; peakRssMb: number } {
   const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
   return { rssMb: kb("VmRSS") / 1024, peakRssMb: kb("VmHWM") / 1024 };
 }
+
+/**
+ * The per-person ceilings (lib/dal/limits.ts; README: "Limits") lifted: a benchmark or a test suite is one agent
+ * selling and reading far faster than any person, which is exactly what the ceilings stop.
+ */
+export const LIMITS_LIFTED = {
+  SALES_PER_AGENT_PER_MINUTE: "10000",
+  KNOWN_CUSTOMER_CHECKS_PER_HOUR: "100000",
+  HISTORY_PAGES_PER_MINUTE: "10000",
+} as const;

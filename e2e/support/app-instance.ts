@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startProcess, waitUntilUp, type RunningProcess } from "../../bench/lib/processes";
+import { LIMITS_LIFTED, startProcess, waitUntilUp, type RunningProcess } from "../../bench/lib/processes";
 import { appNodeOptions } from "../../scripts/app-node-options";
 import { E2E_PORTS, PASSWORDS_ONLY } from "./environment";
 
@@ -52,6 +52,7 @@ export async function startAppInstance(
         EMBED_PORTALS_FILE: "",
         TRUSTED_PROXIES: "",
         LOG_FILE: "",
+        ...LIMITS_LIFTED,
         ...PASSWORDS_ONLY,
         ...env,
       },

@@ -37,16 +37,22 @@ function exchange(
   });
 }
 
-/** A request context of its own for the app at `baseURL`, signed in as the demo agent through Auth.js's endpoints. */
-export async function signedInRequest(baseURL: string): Promise<APIRequestContext> {
+/**
+ * A request context of its own for the app at `baseURL`, signed in through Auth.js's endpoints as `account` (the demo
+ * agent unless told).
+ */
+export async function signedInRequest(
+  baseURL: string,
+  account: { email: string; password: string } = DEMO_AGENT,
+): Promise<APIRequestContext> {
   const context = await playwrightRequest.newContext({ baseURL });
   const { csrfToken } = (await (await context.get("/api/auth/csrf")).json()) as { csrfToken: string };
   const answer = await context.post("/api/auth/callback/credentials", {
-    form: { email: DEMO_AGENT.email, password: DEMO_AGENT.password, csrfToken },
+    form: { email: account.email, password: account.password, csrfToken },
     maxRedirects: 0,
   });
   const location = answer.headers().location ?? "";
-  if (location.includes("error=")) throw new Error(`The demo agent's sign-in was refused: ${location}`);
+  if (location.includes("error=")) throw new Error(`${account.email}'s sign-in was refused: ${location}`);
   return context;
 }
 

@@ -3,6 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import type { ActionState } from "@/lib/action-state";
+import { limitedMessage } from "@/lib/dal/limits";
 import { isSubmissionId, resolveSaleAsSupervisor, type KnownCustomer } from "@/lib/dal/sales";
 import { verifySession } from "@/lib/dal/session";
 import { sellAsSignedInAgent } from "@/lib/dal/sell";
@@ -28,7 +29,8 @@ export async function submitSaleAction(
     ok: false,
     error: sold.code,
     fieldErrors: sold.fieldErrors ?? {},
-    message: userMessageFor(sold.code),
+    message:
+      sold.code === "rate_limited" ? limitedMessage(sold.retryAfterSeconds) : userMessageFor(sold.code),
   };
 }
 

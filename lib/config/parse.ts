@@ -62,6 +62,8 @@ export interface Config {
    * years); null ("0") = kept until the customer asks for erasure.
    */
   customerDataRetentionDays: number | null;
+  /** Ceilings on requests that are expensive or tell something (lib/dal/limits.ts; README: "Limits"). */
+  limits: RequestLimits;
   /**
    * After SIGTERM, how long readiness answers 503 while everything is still served, before the listener closes
    * (DRAIN_DELAY_SECONDS): time for a load balancer that probes readiness to stop sending here. 0 behind nginx,
@@ -139,6 +141,38 @@ function required(env: RawEnv, name: string, why: string): string {
   const value = text(env, name);
   if (!value) throw new ConfigError(name, `is required ${why}`);
   return value;
+}
+
+export interface RequestLimits {
+  /** Sales one agent may submit a minute, form and API (SALES_PER_AGENT_PER_MINUTE). */
+  salesPerMinute: number;
+  /** Known-customer checks one agent may make an hour (KNOWN_CUSTOMER_CHECKS_PER_HOUR). */
+  knownCustomerChecksPerHour: number;
+  /**
+   * Whose earlier sales the known-customer check looks at (KNOWN_CUSTOMER_SCOPE): `all` (default) warns of a sale
+   * any agent made, `own` only of the agent's own, so the check tells an agent nothing of colleagues' customers.
+   */
+  knownCustomerScope: "all" | "own";
+  /** History pages (and searches) one person may ask a minute (HISTORY_PAGES_PER_MINUTE). */
+  historyPagesPerMinute: number;
+  /** Rows one export may hold (EXPORT_MAX_ROWS) and seconds it may take (EXPORT_MAX_SECONDS). */
+  exportMaxRows: number;
+  exportMaxMs: number;
+}
+
+function requestLimitsFrom(env: RawEnv): RequestLimits {
+  const scope = text(env, "KNOWN_CUSTOMER_SCOPE") ?? "all";
+  if (scope !== "all" && scope !== "own") {
+    throw new ConfigError("KNOWN_CUSTOMER_SCOPE", `must be all or own (got "${scope}")`);
+  }
+  return {
+    salesPerMinute: integer(env, "SALES_PER_AGENT_PER_MINUTE", 20, 1, 10_000),
+    knownCustomerChecksPerHour: integer(env, "KNOWN_CUSTOMER_CHECKS_PER_HOUR", 60, 1, 100_000),
+    knownCustomerScope: scope,
+    historyPagesPerMinute: integer(env, "HISTORY_PAGES_PER_MINUTE", 60, 1, 10_000),
+    exportMaxRows: integer(env, "EXPORT_MAX_ROWS", 200_000, 1, 10_000_000),
+    exportMaxMs: integer(env, "EXPORT_MAX_SECONDS", 600, 1, 3_600) * 1_000,
+  };
 }
 
 function integer(env: RawEnv, name: string, fallback: number, min: number, max: number): number {
@@ -402,6 +436,7 @@ export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
     passwordSecondFactor: secondFactorPolicyFrom(env, mode),
     timeZone: parseTimeZone(text(env, "APP_TIME_ZONE")),
     customerDataRetentionDays: retentionDaysFrom(env),
+    limits: requestLimitsFrom(env),
     drainDelayMs: integer(env, "DRAIN_DELAY_SECONDS", 0, 0, 120) * 1_000,
     port,
     sandboxPort,

@@ -39,6 +39,7 @@ export interface KnownCustomer {
 }
 
 export async function knownCustomerSale(
+  agent: SessionAgent,
   submissionId: string,
   sale: ValidSale,
 ): Promise<KnownCustomer | null> {
@@ -46,6 +47,7 @@ export async function knownCustomerSale(
     customerDocument: sale.customerDocument,
     planId: sale.planId,
     exceptSubmissionId: submissionId,
+    ...(getConfig().limits.knownCustomerScope === "own" ? { agentId: agent.id } : {}),
   });
   return earlier
     ? {

@@ -14,12 +14,19 @@ import {
   submitSaleAsAgent,
   type KnownCustomer,
 } from "./sales";
-import { verifySession } from "./session";
+import { spendLimit } from "./limits";
+import { verifySession, type SessionAgent } from "./session";
 
 export type SellResult =
   | { ok: true; result: SaleResult; httpStatus: number }
   | { ok: true; result: KnownCustomer; httpStatus: 409 }
-  | { ok: false; code: RequestErrorCode; fieldErrors?: Partial<Record<SaleField, string>> };
+  | {
+      ok: false;
+      code: Exclude<RequestErrorCode, "rate_limited">;
+      fieldErrors?: Partial<Record<SaleField, string>>;
+    }
+  /** Past a limit (lib/dal/limits.ts): nothing was checked, recorded or sent. */
+  | { ok: false; code: "rate_limited"; retryAfterSeconds: number; fieldErrors?: undefined };
 
 /** Where a sale comes from decides only the words for a missing or foreign submission id. */
 export type SaleChannel = "form" | "api";
@@ -54,6 +61,7 @@ export async function sellAsSignedInAgent(input: SaleInput): Promise<SellResult>
 function metricOutcomeOf(result: SellResult): SaleMetricOutcome {
   if (!result.ok) {
     if (result.code === "invalid_fields") return "invalid";
+    if (result.code === "rate_limited") return "limited";
     return result.code === "service_unavailable" ? "unavailable" : "refused";
   }
   const { status } = result.result;
@@ -72,6 +80,8 @@ async function sell(input: SaleInput): Promise<SellResult> {
     return { ok: false, code: "service_unavailable" };
   }
   if (!agent) return { ok: false, code: "unauthorized" };
+  const limited = await spendOrRefuse("sales", agent);
+  if (limited) return limited;
 
   const { submissionId } = input;
   if (!isSubmissionId(submissionId)) {
@@ -89,9 +99,14 @@ async function sell(input: SaleInput): Promise<SellResult> {
   if (!parsed.success) return { ok: false, code: "invalid_fields", fieldErrors: fieldErrorsOf(parsed.error) };
 
   if (channel === "form" && !input.knownCustomerConfirmed) {
+    // Each check tells whether a CPF bought a plan here: counted per agent, so nobody can sweep a list of CPFs.
+    const checks = await spendOrRefuse("known_customer", agent);
+    if (checks) return checks;
     let known;
     try {
-      known = await inSpan("sale.known_customer", {}, () => knownCustomerSale(submissionId, parsed.data));
+      known = await inSpan("sale.known_customer", {}, () =>
+        knownCustomerSale(agent, submissionId, parsed.data),
+      );
     } catch (error) {
       log.error("sales.known_customer_check_failed", { submissionId, error });
       return { ok: false, code: "service_unavailable" };
@@ -120,6 +135,20 @@ async function sell(input: SaleInput): Promise<SellResult> {
   }
   const { sale, replay } = submission;
   return { ok: true, result: saleResult(sale, replay), httpStatus: httpStatusOf(sale, replay) };
+}
+
+/** Spends from `agent`'s budget for `limit`: null to go on, or the refusal to answer. */
+async function spendOrRefuse(
+  limit: "sales" | "known_customer",
+  agent: SessionAgent,
+): Promise<SellResult | null> {
+  try {
+    const spent = await spendLimit(limit, agent);
+    return spent.ok ? null : { ok: false, code: "rate_limited", retryAfterSeconds: spent.retryAfterSeconds };
+  } catch (error) {
+    log.error("sales.limit_check_failed", { limit, error });
+    return { ok: false, code: "service_unavailable" };
+  }
 }
 
 /**

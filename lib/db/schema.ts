@@ -118,6 +118,16 @@ export const signInThrottle = pgTable("sign_in_throttle", {
   lockouts: integer("lockouts").notNull().default(0),
 });
 
+/**
+ * How much of a request budget (lib/dal/limits.ts) each key (`<limit>:<agent id>`) has spent in its current fixed
+ * window: one row per key, shared by every instance.
+ */
+export const requestBudgets = pgTable("request_budgets", {
+  key: text("key").primaryKey(),
+  windowStartedAt: timestamp("window_started_at", { withTimezone: true }).notNull(),
+  used: integer("used").notNull(),
+});
+
 export const sessionMethod = pgEnum("session_method", ["password", "portal", "oidc"]);
 
 /** Why a session ended, for the security log and the CLI. */

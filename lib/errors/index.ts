@@ -22,6 +22,10 @@ export type RequestErrorCode =
   | "stale_form"
   | "not_confirmed"
   | "busy"
+  /** A limit on requests of one kind (lib/dal/limits.ts): 429 with Retry-After. */
+  | "rate_limited"
+  /** The person's previous export is still being downloaded (one at a time): 429 with Retry-After. */
+  | "export_in_progress"
   | "password_sign_in_off"
   /** A password sign-in's next steps (second factor, new password) asked for after they expired or were done. */
   | "steps_expired"
@@ -83,6 +87,15 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
   not_confirmed: { status: 503, message: NOT_CONFIRMED_MESSAGE },
   service_unavailable: { status: 503, message: EMBED_ERROR_MESSAGES.service_unavailable },
   busy: { status: 503, message: "Muitos acessos neste momento. Tente novamente em alguns segundos." },
+  export_in_progress: {
+    status: 429,
+    message: "Já há uma exportação sua em andamento. Aguarde ela terminar e tente novamente.",
+  },
+  rate_limited: {
+    status: 429,
+    message: "Muitos pedidos em pouco tempo. Aguarde o tempo indicado e tente novamente.",
+  },
+
   token_invalid: { status: 401, message: EMBED_ERROR_MESSAGES.token_invalid },
   token_misaddressed: { status: 401, message: EMBED_ERROR_MESSAGES.token_misaddressed },
   token_expired: { status: 401, message: EMBED_ERROR_MESSAGES.token_expired },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { historyQuery, parseHistoryView } from "./history-filter";
+import { historyQuery, parseHistoryView, SEARCH_TOO_BROAD_MESSAGE } from "./history-filter";
 import { saleSearch } from "./history-search";
 import { newProtocol } from "./protocol";
 
@@ -69,6 +69,13 @@ describe("the history's address", () => {
       after: "Endereço de página inválido: mostrando as vendas mais recentes.",
     });
     expect(view.typed.from).toBe("31/02/2026");
+  });
+
+  it("refuses a search no index can serve, and takes every kind one can", () => {
+    for (const q of ["a b c", "@.-_", "a.b@c", "%%%", "ab_cd"])
+      expect(parseHistoryView({ q }).problems, q).toEqual({ q: SEARCH_TOO_BROAD_MESSAGE });
+    for (const q of ["ana", "ana@x", "Zé Lúcio", "529.982.247-25", "(11) 98765-4321", "123", "7KQ2M-X9R4B"])
+      expect(parseHistoryView({ q }).filter, q).toEqual({ search: q });
   });
 
   it("refuses oversized and control-character input before reading it", () => {

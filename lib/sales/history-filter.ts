@@ -82,11 +82,19 @@ export function parseDay(value: string): Parsed<string> {
   return ok(iso);
 }
 
+// A part of a name or e-mail is found through trigram indexes, which need three letters or digits in a row: "a b c"
+// or "@.-" has none, and would be compared with every sale instead. Digits (CPF, phone, the partner's id) are looked
+// up exactly, by their own indexes; a protocol or a submission id has such a run anyway.
+const SEARCHABLE = /[\p{L}\p{N}]{3}|^[\d\s.\-()/+]+$/u;
+export const SEARCH_TOO_BROAD_MESSAGE =
+  "Busca ampla demais: digite ao menos 3 letras ou números seguidos (parte do nome ou do e-mail), ou o CPF, telefone ou protocolo completo.";
+
 function parseSearch(value: string): Parsed<string> {
   const search = value.replace(/\s+/g, " ");
-  return search.length < MIN_SEARCH_LENGTH
-    ? fail(`Digite pelo menos ${MIN_SEARCH_LENGTH} caracteres para buscar.`)
-    : ok(search);
+  if (search.length < MIN_SEARCH_LENGTH) {
+    return fail(`Digite pelo menos ${MIN_SEARCH_LENGTH} caracteres para buscar.`);
+  }
+  return SEARCHABLE.test(search) ? ok(search) : fail(SEARCH_TOO_BROAD_MESSAGE);
 }
 
 const uuid = (message: string) => (value: string) =>

@@ -5,6 +5,7 @@ import { HistoryPagination } from "./_components/history-pagination";
 import { SalesTable } from "./_components/sales-table";
 import { StatusChips } from "./_components/status-chips";
 import { noticeClass } from "@/components/ui/notice";
+import { limitedMessage, spendLimit } from "@/lib/dal/limits";
 import { appTimeZone } from "@/lib/dal/sales";
 import { agentOptions, readHistoryPage, SEARCH_COUNT_CAP } from "@/lib/dal/sales-history";
 import { requireAgent } from "@/lib/dal/session";
@@ -19,6 +20,20 @@ export default async function SalesPage({ searchParams }: PageProps<"/sales">) {
   const view = parseHistoryView(await searchParams);
   const agent = await requireAgent(`/sales${historyQuery(view)}`);
   const supervisor = agent.role === "supervisor";
+  // Every page, search or not, reads the ledger: counted per person (lib/dal/limits.ts).
+  const spent = await spendLimit("history", agent);
+  if (!spent.ok) {
+    return (
+      <section aria-labelledby="sales-title" className="space-y-6">
+        <h1 id="sales-title" className="text-2xl font-semibold">
+          {supervisor ? "Vendas da equipe" : "Minhas vendas"}
+        </h1>
+        <p role="alert" className={`${noticeClass("warning")} text-sm`}>
+          {limitedMessage(spent.retryAfterSeconds)}
+        </p>
+      </section>
+    );
+  }
   const [history, agents] = await Promise.all([readHistoryPage(agent, view), agentOptions(agent)]);
   const { filter } = view;
   const filtered = Object.keys(filter).length > 0;

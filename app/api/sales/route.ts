@@ -1,3 +1,4 @@
+import { limitedResponse } from "@/lib/dal/limits";
 import { sellAsSignedInAgent } from "@/lib/dal/sell";
 import { errorResponse, noStoreJson } from "@/lib/http/json";
 import { BODY_LIMITS, readJsonObject } from "@/lib/http/read-body";
@@ -15,6 +16,7 @@ export async function POST(request: Request) {
     submissionId: request.headers.get("idempotency-key"),
     fields: body.value,
   });
+  if (!sold.ok && sold.code === "rate_limited") return limitedResponse(sold);
   if (!sold.ok) return errorResponse(sold.code, sold.fieldErrors);
   return noStoreJson(sold.httpStatus, sold.result);
 }

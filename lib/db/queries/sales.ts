@@ -185,9 +185,11 @@ export async function markStalePendingUnknown(
  */
 export async function findHeldSaleOf(
   db: Database,
-  input: { customerDocument: string; planId: string; exceptSubmissionId: string },
+  input: { customerDocument: string; planId: string; exceptSubmissionId: string; agentId?: string },
 ): Promise<Pick<Sale, "protocol" | "createdAt" | "status"> | undefined> {
-  const find = prepared(db, "find_held_sale_of", (db, statementName) =>
+  const { agentId, ...common } = input;
+  // Two statements, each prepared once: every agent's sales, or (KNOWN_CUSTOMER_SCOPE=own) one agent's.
+  const find = prepared(db, agentId ? "find_held_sale_of_agent" : "find_held_sale_of", (db, statementName) =>
     db
       .select({ protocol: sales.protocol, createdAt: sales.createdAt, status: sales.status })
       .from(sales)
@@ -197,13 +199,14 @@ export async function findHeldSaleOf(
           sql`lower(${sales.request} ->> 'planId') = lower(${sql.placeholder("planId")})`,
           inArray(sales.status, ["accepted", "unknown", "pending"]),
           sql`${sales.submissionId} <> ${sql.placeholder("exceptSubmissionId")}`,
+          agentId ? sql`${sales.agentId} = ${sql.placeholder("agentId")}` : undefined,
         ),
       )
       .orderBy(desc(sales.createdAt))
       .limit(1)
       .prepare(statementName),
   );
-  const [sale] = await find.execute(input);
+  const [sale] = await find.execute(agentId ? { ...common, agentId } : common);
   return sale;
 }
 

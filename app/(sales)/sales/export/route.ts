@@ -1,4 +1,5 @@
 import type { NextRequest } from "next/server";
+import { limitedResponse, takeExportSlot } from "@/lib/dal/limits";
 import { exportVisibleSales } from "@/lib/dal/sales-export";
 import { requireAgent } from "@/lib/dal/session";
 import { errorResponse } from "@/lib/http/json";
@@ -9,13 +10,16 @@ export const dynamic = "force-dynamic";
 /**
  * The history's current filter (the same parameters, read by the same rules as `/sales`) as a CSV download; signed
  * out, the sign-in page brings the person back here. A parameter the history would set aside is refused here
- * (`invalid_fields`): a file must hold exactly what was asked for, or nothing.
+ * (`invalid_fields`): a file must hold exactly what was asked for, or nothing. One export per person at a time,
+ * bounded in rows and time, and stopped when its session ends (lib/dal/limits.ts, lib/dal/sales-export.ts).
  */
 export async function GET(request: NextRequest) {
   const { filter, problems } = parseHistoryView(request.nextUrl.searchParams);
   const agent = await requireAgent(`/sales/export${historyQuery({ filter })}`);
   if (Object.keys(problems).length > 0) return errorResponse("invalid_fields", problems);
-  const { fileName, body } = exportVisibleSales(agent, filter);
+  const slot = await takeExportSlot(agent);
+  if (!slot.ok) return limitedResponse(slot);
+  const { fileName, body } = exportVisibleSales(agent, filter, slot.slot);
   return new Response(body, {
     headers: {
       "Content-Type": "text/csv; charset=utf-8",

@@ -1,0 +1,127 @@
+import "server-only";
+import { randomUUID } from "node:crypto";
+import { getDb } from "@/lib/db";
+import { releaseLease, takeLease } from "@/lib/db/queries/job-leases";
+import { spendBudget, type BudgetPolicy } from "@/lib/db/queries/request-budgets";
+import { getConfig } from "@/lib/env";
+import { errorResponse } from "@/lib/http/json";
+import { countLimitedRequest, type RequestLimitName } from "@/lib/metrics";
+import { securityEventOnce } from "@/lib/security-log";
+import type { SessionAgent } from "./session";
+
+/**
+ * THE limits on what one person may ask: every expensive or revealing request spends from a budget here, kept in
+ * the database so that all instances count together, and a refusal reads the same everywhere: `429 rate_limited`
+ * with `Retry-After` (pages: the same words in pt-BR), a line in the security log (`access.refused`, reason
+ * `rate_limited`, once every few minutes per person and limit), and `partner_sales_limited_requests_total{limit}`.
+ * Ceilings come from configuration (README: "Limits"); each is far above what a person at a desk does, and
+ * near what a script on a stolen session would.
+ */
+export type Limited = { ok: true } | { ok: false; limit: RequestLimitName; retryAfterSeconds: number };
+
+// A running export's end cannot be known: whoever waits for one asks again after this.
+const EXPORT_RETRY_AFTER_SECONDS = 30;
+
+const MINUTE = 60_000;
+
+function policyOf(limit: "sales" | "known_customer" | "history"): BudgetPolicy {
+  const limits = getConfig().limits;
+  switch (limit) {
+    case "sales":
+      return { limit: limits.salesPerMinute, windowMs: MINUTE };
+    case "known_customer":
+      return { limit: limits.knownCustomerChecksPerHour, windowMs: 60 * MINUTE };
+    case "history":
+      return { limit: limits.historyPagesPerMinute, windowMs: MINUTE };
+  }
+}
+
+/** Spends one request of `agent`'s budget for `limit`: whether it may go on, or how long to wait. */
+export async function spendLimit(
+  limit: "sales" | "known_customer" | "history",
+  agent: SessionAgent,
+  now: Date = new Date(),
+): Promise<Limited> {
+  const spent = await spendBudget(await getDb(), `${limit}:${agent.id}`, policyOf(limit), now);
+  if (spent.allowed) return { ok: true };
+  return refused(limit, agent, Math.max(1, Math.ceil((spent.renewsAt.getTime() - now.getTime()) / 1000)));
+}
+
+async function refused(limit: RequestLimitName, agent: SessionAgent, retryAfterSeconds: number) {
+  countLimitedRequest(limit);
+  await securityEventOnce(`limited:${limit}:${agent.id}`, "access.refused", {
+    outcome: "failure",
+    door: agent.door,
+    agentId: agent.id,
+    sessionId: agent.sessionId,
+    reason: "rate_limited",
+    details: { limit, retryAfterSeconds },
+  });
+  return { ok: false, limit, retryAfterSeconds } as const;
+}
+
+/** The JSON answer to a refused request: `429`, and when to come back. */
+export function limitedResponse({
+  limit,
+  retryAfterSeconds,
+}: {
+  limit?: RequestLimitName;
+  retryAfterSeconds: number;
+}): Response {
+  const response = errorResponse(limit === "export" ? "export_in_progress" : "rate_limited");
+  response.headers.set("Retry-After", String(retryAfterSeconds));
+  return response;
+}
+
+/** What a page says instead of its content, in pt-BR. */
+export function limitedMessage(retryAfterSeconds: number): string {
+  const wait =
+    retryAfterSeconds < 60
+      ? `${retryAfterSeconds} segundo${retryAfterSeconds === 1 ? "" : "s"}`
+      : `${Math.ceil(retryAfterSeconds / 60)} minuto${retryAfterSeconds <= 60 ? "" : "s"}`;
+  return `Muitos pedidos em pouco tempo. Aguarde ${wait} e tente novamente.`;
+}
+
+// Exports read the ledger a batch at a time for as long as the download takes. One person runs one at a time
+// (across instances, by a lease), and an instance at most two at once: on the embedded database each one
+// shares the only thread with every agent's sale.
+const EXPORTS_PER_INSTANCE = 2;
+let exportsRunning = 0;
+
+export interface ExportSlot {
+  /** Gives the slot back (idempotent): when the download ends, fails or is abandoned. */
+  release(): Promise<void>;
+}
+
+/** A slot for `agent`'s export, or how long to wait for one. */
+export async function takeExportSlot(
+  agent: SessionAgent,
+): Promise<{ ok: true; slot: ExportSlot } | Extract<Limited, { ok: false }>> {
+  const { exportMaxMs } = getConfig().limits;
+  if (exportsRunning >= EXPORTS_PER_INSTANCE)
+    return refused("export_busy", agent, EXPORT_RETRY_AFTER_SECONDS);
+  exportsRunning += 1;
+  const db = await getDb();
+  const job = `export:${agent.id}`;
+  const holder = randomUUID();
+  let taken = false;
+  try {
+    // The lease outlives the export's own time bound a little: an instance that died mid-export frees it then.
+    taken = await takeLease(db, job, holder, exportMaxMs + MINUTE);
+  } finally {
+    if (!taken) exportsRunning -= 1;
+  }
+  if (!taken) return refused("export", agent, EXPORT_RETRY_AFTER_SECONDS);
+  let released = false;
+  return {
+    ok: true,
+    slot: {
+      async release() {
+        if (released) return;
+        released = true;
+        exportsRunning -= 1;
+        await releaseLease(db, job, holder);
+      },
+    },
+  };
+}
