@@ -200,6 +200,85 @@ describe("transport security", () => {
   });
 });
 
+describe("PostgreSQL over verified TLS, live", () => {
+  const caFile = fileWith("-----BEGIN CERTIFICATE-----\n");
+  const verified = `sslmode=verify-full&sslrootcert=${caFile}`;
+
+  it("refuses a URL to another machine that does not ask for verified TLS, saying why and what to write", () => {
+    const problem = problemOf({ ...live, DATABASE_URL: "postgres://app:pw@db.internal/partner_sales" });
+    expect(problem.message).toBe(
+      "DATABASE_URL: must ask for verified TLS (sslmode=verify-full, with sslrootcert=<CA file>): the connection " +
+        "carries CPFs, names and password hashes. Only a loopback address or a Unix socket may go without " +
+        '(got host "db.internal", no sslmode)',
+    );
+    expect(problem.message).not.toContain("pw");
+  });
+
+  it.each([
+    "postgres://db.internal/partner_sales?sslmode=require",
+    "postgres://db.internal/partner_sales?sslmode=verify-ca",
+    "postgres://db.internal/partner_sales?sslmode=no-verify",
+    "postgres://db.internal/partner_sales?ssl=true",
+    // node-postgres reads the last of a repeated parameter, and a `host` parameter before the URL's host.
+    "postgres://db.internal/partner_sales?sslmode=verify-full&sslmode=disable",
+    "postgres://localhost/partner_sales?host=db.internal",
+    "postgresql://10.0.0.5:5432/partner_sales",
+  ])("refuses %s", (url) => {
+    expect(problemOf({ ...live, DATABASE_URL: url }).message).toMatch(
+      /^DATABASE_URL: must ask for verified TLS/,
+    );
+  });
+
+  it("holds the migration URL to the same rule", () => {
+    const problem = problemOf({
+      ...live,
+      DATABASE_URL: `postgres://db.internal/partner_sales?${verified}`,
+      DATABASE_MIGRATION_URL: "postgres://owner@db.internal/partner_sales",
+    });
+    expect(problem.variable).toBe("DATABASE_MIGRATION_URL");
+  });
+
+  it("takes sslmode=verify-full, with a CA file it can read", () => {
+    const urls = {
+      DATABASE_URL: `postgres://app@db.internal/partner_sales?${verified}`,
+      DATABASE_MIGRATION_URL: "postgres://owner@db.internal/partner_sales?sslmode=verify-full",
+    };
+    expect(parseConfig({ ...live, ...urls }, root)).toMatchObject({
+      databaseUrl: urls.DATABASE_URL,
+      databaseMigrationUrl: urls.DATABASE_MIGRATION_URL,
+    });
+    const missing =
+      "postgres://db.internal/partner_sales?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem";
+    expect(problemOf({ ...live, DATABASE_URL: missing }).message).toBe(
+      'DATABASE_URL: sslrootcert names a file this process cannot read ("/nonexistent/ca.pem")',
+    );
+  });
+
+  it.each([
+    "postgres://127.0.0.1:5432/partner_sales",
+    "postgres://127.3.2.1/partner_sales",
+    "postgres://localhost/partner_sales",
+    "postgres://[::1]:5432/partner_sales",
+    "postgres:///partner_sales",
+    "postgres://app@/partner_sales?host=/var/run/postgresql",
+    "postgres://%2Fvar%2Frun%2Fpostgresql/partner_sales",
+  ])("lets %s go without: loopback or a Unix socket", (url) => {
+    expect(parseConfig({ ...live, DATABASE_URL: url }, root).databaseUrl).toBe(url);
+  });
+
+  it("reads a URL without a host as node-postgres does: PGHOST's", () => {
+    expect(
+      problemOf({ ...live, DATABASE_URL: "postgres:///partner_sales", PGHOST: "db.internal" }).message,
+    ).toContain('got host "db.internal"');
+  });
+
+  it("leaves the sandbox's URLs alone", () => {
+    expect(parseConfig({ DATABASE_URL: "postgres://db.internal/partner_sales" }, root).databaseUrl).toBe(
+      "postgres://db.internal/partner_sales",
+    );
+  });
+});
+
 describe("TRUSTED_PROXY_HEADER", () => {
   it("is X-Forwarded-For unless one of the other two is named, in any case", () => {
     expect(parseConfig({}, root).clientAddressHeader).toBe("x-forwarded-for");

@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { resolve } from "node:path";
 import { z } from "zod";
+import { databaseTlsProblem } from "./database-url";
 import { isHttpsOrLoopback, text, type RawEnv } from "./env-values";
 import { OidcConfigError, parseOidc, parseSwitch, type OidcConfig } from "./oidc";
 import { PlanCatalogueError, readPlanCatalogue, type Plan } from "./plans";
@@ -392,6 +393,15 @@ export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
   }
   if (databaseMigrationUrl && !/^postgres(ql)?:\/\//.test(databaseMigrationUrl)) {
     throw new ConfigError("DATABASE_MIGRATION_URL", 'must be a PostgreSQL URL starting with "postgres://"');
+  }
+  if (mode === "live") {
+    for (const [name, url] of [
+      ["DATABASE_URL", databaseUrl],
+      ["DATABASE_MIGRATION_URL", databaseMigrationUrl],
+    ] as const) {
+      const problem = url && databaseTlsProblem(url, env);
+      if (problem) throw new ConfigError(name, problem);
+    }
   }
 
   return {
