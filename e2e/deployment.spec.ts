@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { request as playwrightRequest } from "@playwright/test";
 import { freePort } from "../bench/lib/processes";
 import { TEST_PROGRAMS } from "../scripts/debian-packages";
@@ -6,40 +6,65 @@ import { queryOnce, runPsqlFile, startTestPostgres, type TestPostgres } from "..
 import { expect, test } from "./fixtures";
 import { SaleFormPage } from "./pages/sale-form-page";
 import { SignInPage } from "./pages/sign-in-page";
-import { startAppInstance, type AppInstance } from "./support/app-instance";
+import { refusedStart, startAppInstance, type AppInstance } from "./support/app-instance";
+import { makeTestCa, type TestCa } from "./support/certificates";
 import { DEMO_AGENT } from "./support/environment";
 import { startNginx, type Nginx } from "./support/nginx";
 import { freshCpf, sandboxControl, sandboxStats } from "./support/sandbox";
 
 // The reference deployment (deploy/): Debian's nginx with deploy/nginx/partner-sales.conf terminating TLS in
-// front of two app instances on one PostgreSQL, with the settings of deploy/app.env, driven by Chromium.
+// front of two app instances on one PostgreSQL, with the settings of deploy/app.env, driven by Chromium. The
+// instances reach PostgreSQL over TLS (deploy/postgres/pg_hba.conf), its certificate from a CA made at test time.
 test.describe.configure({ mode: "serial" });
 
 const AUTH_SECRET = "deployment-spec-auth-secret-0123456789abcdef";
 const FORGED_CLIENT = "203.0.113.9";
 const METRICS_TOKEN = "deployment-spec-metrics-token-0123456789ab";
+const APP_ROLES = ["partner_sales_app", "partner_sales_owner"];
 
+let ca: TestCa | undefined;
 let postgres: TestPostgres | undefined;
 let nginx: Nginx | undefined;
 let instances: AppInstance[] = [];
 let databaseUrl = "";
 
-/** The server's address as one of deploy/postgres/roles.sql's roles, on its database. */
-function urlAs(role: string, password: string): string {
-  const url = new URL(postgres!.url);
-  url.username = role;
+/** deploy/app.env's value of `name`. */
+function appEnv(name: string): string {
+  const line = readFileSync("deploy/app.env", "utf8")
+    .split("\n")
+    .find((entry) => entry.startsWith(`${name}=`));
+  if (!line) throw new Error(`deploy/app.env has no ${name}`);
+  return line.slice(name.length + 1);
+}
+
+/** deploy/app.env's URL in `name` (its role, its TLS parameters), on the test server with `password` and the test CA. */
+function deployedUrl(name: "DATABASE_URL" | "DATABASE_MIGRATION_URL", password: string): string {
+  const url = new URL(appEnv(name));
+  // The name the server's certificate is for; loopback, so live mode would let it go without TLS: here it may not.
+  url.hostname = "localhost";
+  url.port = new URL(postgres!.url).port;
   url.password = password;
-  url.pathname = "/partner_sales";
+  url.searchParams.set("sslrootcert", ca!.caFile);
   return url.href;
 }
 
 test.beforeAll(async () => {
   test.setTimeout(240_000);
   const missing = [TEST_PROGRAMS.nginx.path, TEST_PROGRAMS.openssl.path].filter((path) => !existsSync(path));
-  postgres = missing.length === 0 ? await startTestPostgres() : undefined;
-  if (!postgres) {
+  if (missing.length > 0) {
     if (process.env.CI)
-      throw new Error(`The deployment test needs nginx, openssl and PostgreSQL (${missing.join(", ")}).`);
+      throw new Error(`The deployment test needs nginx and openssl (${missing.join(", ")}).`);
+    return;
+  }
+  ca = makeTestCa();
+  const localhost = ca.issue("localhost", ["DNS:localhost"]);
+  // The app's roles as the deploy file has them: TLS only, from the instances' address (here this machine's).
+  let hbaRules = readFileSync("deploy/postgres/pg_hba.conf", "utf8");
+  if (!hbaRules.includes(" 10.0.0.0/24 ")) throw new Error("deploy/postgres/pg_hba.conf: no 10.0.0.0/24");
+  hbaRules = hbaRules.replace(" 10.0.0.0/24 ", " 127.0.0.1/32 ");
+  postgres = await startTestPostgres({ tls: { ...localhost, hbaRules } });
+  if (!postgres) {
+    if (process.env.CI) throw new Error("The deployment test needs PostgreSQL.");
     return;
   }
   // The database and its two roles as the README has an operator make them: the app owns nothing.
@@ -47,14 +72,14 @@ test.beforeAll(async () => {
     owner_password: "owner-secret",
     app_password: "app-secret",
   });
-  databaseUrl = urlAs("partner_sales_app", "app-secret");
+  databaseUrl = deployedUrl("DATABASE_URL", "app-secret");
 
   const httpsPort = await freePort();
   const ports: [number, number] = [await freePort(), await freePort()];
-  // deploy/app.env, but for the provider (the e2e sandbox) and the addresses.
+  // deploy/app.env, but for the provider (the e2e sandbox), the addresses and the CA.
   const settings = {
     DATABASE_URL: databaseUrl,
-    DATABASE_MIGRATION_URL: urlAs("partner_sales_owner", "owner-secret"),
+    DATABASE_MIGRATION_URL: deployedUrl("DATABASE_MIGRATION_URL", "owner-secret"),
     AUTH_URL: `https://localhost:${httpsPort}`,
     AUTH_SECRET,
     // nginx's address as the instances see it (e2e/support/nginx.ts binds it to 127.0.0.2).
@@ -71,6 +96,7 @@ test.afterAll(async () => {
   await nginx?.stop();
   await Promise.all(instances.map((instance) => instance.stop()));
   postgres?.stop();
+  ca?.remove();
 });
 
 test.beforeEach(() => {
@@ -114,6 +140,60 @@ test("the proxy's edges: http goes to https, bodies past the app's limit are ref
   const stranger = new URL(nginx!.httpUrl);
   stranger.hostname = "127.0.0.1";
   await expect(fetch(stranger, { redirect: "manual" })).rejects.toThrow();
+});
+
+test("PostgreSQL over verified TLS: every connection of the app's roles is encrypted; a plain one, another CA or another host name is refused", async () => {
+  // What deploy/app.env asks for, and the instances were given.
+  for (const name of ["DATABASE_URL", "DATABASE_MIGRATION_URL"]) {
+    expect(new URL(appEnv(name)).searchParams.get("sslmode"), name).toBe("verify-full");
+  }
+  // Each instance reads the database for its readiness: a connection of the app's role each, at least.
+  for (const instance of instances) expect((await fetch(`${instance.url}/api/health`)).status).toBe(200);
+  const connections = await queryOnce<{ usename: string; ssl: boolean }>(
+    postgres!.url,
+    "select usename, ssl from pg_stat_ssl join pg_stat_activity using (pid) where usename = any($1)",
+    [APP_ROLES],
+  );
+  expect(connections.length).toBeGreaterThanOrEqual(instances.length);
+  expect(connections.filter((connection) => !connection.ssl)).toEqual([]);
+
+  // pg_hba.conf refuses the app's role without TLS, whatever the password.
+  const plain = new URL(databaseUrl);
+  plain.search = "";
+  await expect(queryOnce(plain.href, "select 1")).rejects.toThrow(/no encryption/);
+  // verify-full checks the host name (the certificate is for localhost)…
+  const byAddress = new URL(databaseUrl);
+  byAddress.hostname = "127.0.0.1";
+  await expect(queryOnce(byAddress.href, "select 1")).rejects.toThrow(
+    /does not match certificate's altnames/,
+  );
+  // …and the chain, against sslrootcert's CA alone.
+  const stranger = makeTestCa();
+  try {
+    const otherCa = new URL(databaseUrl);
+    otherCa.searchParams.set("sslrootcert", stranger.caFile);
+    await expect(queryOnce(otherCa.href, "select 1")).rejects.toThrow(
+      /unable to verify the first certificate/,
+    );
+  } finally {
+    stranger.remove();
+  }
+});
+
+test("live mode refuses a PostgreSQL URL to another machine without verified TLS, at start-up, saying why", async () => {
+  const { code, output } = await refusedStart(await freePort(), {
+    PARTNER_API_BASE_URL: "https://api.provider.example",
+    PARTNER_CLIENT_ID: "deployment-spec",
+    PARTNER_CLIENT_SECRET: "deployment-spec-secret",
+    AUTH_URL: "https://vendas.partner.example",
+    AUTH_SECRET,
+    DATABASE_URL: "postgres://partner_sales_app:app-secret@db.internal:5432/partner_sales",
+  });
+  expect(code).toBe(1);
+  expect(output).toContain(
+    "Configuration error: DATABASE_URL: must ask for verified TLS (sslmode=verify-full, with sslrootcert=<CA file>)",
+  );
+  expect(output).not.toContain("app-secret");
 });
 
 test("selling through https in Chromium: the real client address, Secure cookies and HSTS; one instance killed, selling goes on with the same session; a SIGTERMed instance finishes the sale in flight", async ({

@@ -6,7 +6,7 @@ export const TEST_PROGRAMS = {
   chromium: { pkg: "chromium", path: "/usr/bin/chromium" },
   prometheus: { pkg: "prometheus", path: "/usr/bin/prometheus" },
   nginx: { pkg: "nginx", path: "/usr/sbin/nginx" },
-  // The deployment test makes nginx a throwaway TLS certificate with it.
+  // The deployment test makes its CA and TLS certificates with it.
   openssl: { pkg: "openssl", path: "/usr/bin/openssl" },
 } as const;
 

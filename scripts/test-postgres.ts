@@ -1,5 +1,16 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -80,11 +91,38 @@ function runAsOwner(command: string, args: string[]): boolean {
   return result.status === 0;
 }
 
+export interface TestPostgresTls {
+  /** The server's certificate and key (PEM), copied into the cluster for the server's user, who must own the key. */
+  certificateFile: string;
+  keyFile: string;
+  /** Lines put first in pg_hba.conf (the first that matches decides): deploy/postgres/pg_hba.conf's, say. */
+  hbaRules: string;
+}
+
+/** `tls`'s files and rules in a cluster initdb just made, before the server starts (with ssl=on). */
+function configureTls(cluster: string, tls: TestPostgresTls): void {
+  const owner = statSync(cluster);
+  for (const [from, to] of [
+    [tls.certificateFile, "server.crt"],
+    [tls.keyFile, "server.key"],
+  ] as const) {
+    copyFileSync(from, join(cluster, to));
+    chownSync(join(cluster, to), owner.uid, owner.gid);
+    chmodSync(join(cluster, to), 0o600);
+  }
+  const hba = join(cluster, "pg_hba.conf");
+  writeFileSync(hba, `${tls.hbaRules.trim()}\n\n${readFileSync(hba, "utf8")}`);
+}
+
 /**
  * A throwaway PostgreSQL server on 127.0.0.1 for the integration tests, installed with apt-get when missing
- * (as root). Returns undefined, and says why, where that cannot be done.
+ * (as root). Returns undefined, and says why, where that cannot be done. With `tls`, it also takes TLS
+ * connections, and pg_hba.conf starts with its rules; the URL returned is the superuser's, over plain TCP as
+ * initdb's rules let it.
  */
-export async function startTestPostgres(): Promise<TestPostgres | undefined> {
+export async function startTestPostgres({ tls }: { tls?: TestPostgresTls } = {}): Promise<
+  TestPostgres | undefined
+> {
   let bin = postgresBin();
   if (!bin && aptInstall(["postgresql"])) bin = postgresBin();
   if (!bin) {
@@ -97,20 +135,30 @@ export async function startTestPostgres(): Promise<TestPostgres | undefined> {
   chmodSync(dataDir, 0o777);
   const cluster = join(dataDir, "cluster");
   const port = await freePort();
+  const tlsSettings = tls ? " -c ssl=on -c ssl_cert_file=server.crt -c ssl_key_file=server.key" : "";
   const startServer = () =>
     runAsOwner(join(bin, "pg_ctl"), [
       "-D",
       cluster,
       "-o",
-      `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off${tlsSettings}`,
       "-l",
       join(dataDir, "server.log"),
       "-w",
       "start",
     ]);
   const stopServer = () => runAsOwner(join(bin, "pg_ctl"), ["-D", cluster, "-m", "immediate", "-w", "stop"]);
+  const initialised = runAsOwner(join(bin, "initdb"), [
+    "-D",
+    cluster,
+    "--auth=trust",
+    "--username=postgres",
+    "-E",
+    "UTF8",
+  ]);
+  if (initialised && tls) configureTls(cluster, tls);
   const ok =
-    runAsOwner(join(bin, "initdb"), ["-D", cluster, "--auth=trust", "--username=postgres", "-E", "UTF8"]) &&
+    initialised &&
     startServer() &&
     runAsOwner(join(bin, "createdb"), [
       "-h",
