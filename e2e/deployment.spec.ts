@@ -10,11 +10,14 @@ import { refusedStart, startAppInstance, type AppInstance } from "./support/app-
 import { makeTestCa, type TestCa } from "./support/certificates";
 import { DEMO_AGENT } from "./support/environment";
 import { startNginx, type Nginx } from "./support/nginx";
+import { startOtlpReceiver, type OtlpReceiver } from "./support/otlp-receiver";
+import { startPrometheus, type Prometheus } from "./support/prometheus";
 import { freshCpf, sandboxControl, sandboxStats } from "./support/sandbox";
 
 // The reference deployment (deploy/): Debian's nginx with deploy/nginx/partner-sales.conf terminating TLS in
-// front of two app instances on one PostgreSQL, with the settings of deploy/app.env, driven by Chromium. The
-// instances reach PostgreSQL over TLS (deploy/postgres/pg_hba.conf), its certificate from a CA made at test time.
+// front of two app instances on one PostgreSQL, with the settings of deploy/app.env, driven by Chromium. Every
+// hop that carries data is TLS, with certificates from a CA made at test time: the browser's, PostgreSQL's
+// (deploy/postgres/pg_hba.conf), Prometheus's scrape through nginx and the traces' collector.
 test.describe.configure({ mode: "serial" });
 
 const AUTH_SECRET = "deployment-spec-auth-secret-0123456789abcdef";
@@ -25,6 +28,8 @@ const APP_ROLES = ["partner_sales_app", "partner_sales_owner"];
 let ca: TestCa | undefined;
 let postgres: TestPostgres | undefined;
 let nginx: Nginx | undefined;
+let prometheus: Prometheus | undefined;
+let collector: OtlpReceiver | undefined;
 let instances: AppInstance[] = [];
 let databaseUrl = "";
 
@@ -50,10 +55,12 @@ function deployedUrl(name: "DATABASE_URL" | "DATABASE_MIGRATION_URL", password: 
 
 test.beforeAll(async () => {
   test.setTimeout(240_000);
-  const missing = [TEST_PROGRAMS.nginx.path, TEST_PROGRAMS.openssl.path].filter((path) => !existsSync(path));
+  const missing = [TEST_PROGRAMS.nginx, TEST_PROGRAMS.openssl, TEST_PROGRAMS.prometheus]
+    .map((program) => program.path)
+    .filter((path) => !existsSync(path));
   if (missing.length > 0) {
     if (process.env.CI)
-      throw new Error(`The deployment test needs nginx and openssl (${missing.join(", ")}).`);
+      throw new Error(`The deployment test needs nginx, openssl and Prometheus (${missing.join(", ")}).`);
     return;
   }
   ca = makeTestCa();
@@ -73,6 +80,7 @@ test.beforeAll(async () => {
     app_password: "app-secret",
   });
   databaseUrl = deployedUrl("DATABASE_URL", "app-secret");
+  collector = await startOtlpReceiver({ tls: localhost });
 
   const httpsPort = await freePort();
   const ports: [number, number] = [await freePort(), await freePort()];
@@ -86,21 +94,31 @@ test.beforeAll(async () => {
     TRUSTED_PROXIES: "127.0.0.2",
     METRICS_TOKEN,
     DRAIN_DELAY_SECONDS: "0",
+    OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+    OTEL_EXPORTER_OTLP_CERTIFICATE: ca.caFile,
+    OTEL_BSP_SCHEDULE_DELAY: "200",
+    OTEL_SERVICE_NAME: "",
   };
   instances = await Promise.all(ports.map((port) => startAppInstance(port, settings, { host: "127.0.0.1" })));
-  nginx = await startNginx(ports, httpsPort);
+  nginx = await startNginx(ports, httpsPort, localhost);
+  prometheus = await startPrometheus(nginx.metricsUrls, METRICS_TOKEN, { caFile: ca.caFile });
 });
 
 test.afterAll(async () => {
   await sandboxControl("POST", "latency", { ms: 0, target: "sale" });
+  await prometheus?.stop();
   await nginx?.stop();
   await Promise.all(instances.map((instance) => instance.stop()));
+  await collector?.close();
   postgres?.stop();
   ca?.remove();
 });
 
 test.beforeEach(() => {
-  test.skip(!postgres, "nginx, openssl or PostgreSQL cannot be had here (npm test installs them as root)");
+  test.skip(
+    !postgres,
+    "nginx, openssl, Prometheus or PostgreSQL cannot be had here (npm test installs them as root)",
+  );
 });
 
 async function throttleKeys(): Promise<string[]> {
@@ -194,6 +212,24 @@ test("live mode refuses a PostgreSQL URL to another machine without verified TLS
     "Configuration error: DATABASE_URL: must ask for verified TLS (sslmode=verify-full, with sslrootcert=<CA file>)",
   );
   expect(output).not.toContain("app-secret");
+});
+
+test("observability over TLS: Prometheus scrapes each instance through nginx with the test CA; traces reach an https collector", async () => {
+  // The README's scrape configuration: https, the CA, the bearer token, one target per instance.
+  await expect
+    .poll(() => prometheus!.value('count(up{job="partner-sales"} == 1)'), { timeout: 30_000 })
+    .toBe(instances.length);
+  await expect
+    .poll(() => prometheus!.value('count(partner_sales_database_up{job="partner-sales"} == 1)'))
+    .toBe(instances.length);
+  // nginx's metrics server passes the token on and nothing else: without it the instance refuses.
+  const client = await playwrightRequest.newContext({ ignoreHTTPSErrors: true });
+  expect((await client.get(nginx!.metricsUrls[0]!)).status()).toBe(401);
+  expect((await client.get(new URL("/api/metrics", nginx!.metricsUrls[0]).href)).status()).toBe(404);
+  await client.dispose();
+
+  // Every request above left spans; the exporter trusts OTEL_EXPORTER_OTLP_CERTIFICATE's CA for the collector.
+  await expect.poll(() => collector!.spans().length, { timeout: 30_000 }).toBeGreaterThan(0);
 });
 
 test("selling through https in Chromium: the real client address, Secure cookies and HSTS; one instance killed, selling goes on with the same session; a SIGTERMed instance finishes the sale in flight", async ({

@@ -21,7 +21,7 @@ test.beforeAll(async ({ baseURL }) => {
       throw new Error("Prometheus is needed for the metrics tests under CI (npm test installs it).");
     return;
   }
-  prometheus = await startPrometheus(baseURL!, E2E_METRICS_TOKEN);
+  prometheus = await startPrometheus([new URL("/api/metrics", baseURL).href], E2E_METRICS_TOKEN);
 });
 
 test.afterAll(async () => {

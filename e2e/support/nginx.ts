@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, startProcess, type RunningProcess } from "../../bench/lib/processes";
 import { TEST_PROGRAMS } from "../../scripts/debian-packages";
+import type { IssuedCertificate } from "./certificates";
 
 const SITE = join(import.meta.dirname, "../../deploy/nginx/partner-sales.conf");
 
@@ -11,6 +12,8 @@ export interface Nginx {
   /** https://localhost:<port>, what the browser and AUTH_URL use. */
   url: string;
   httpUrl: string;
+  /** https://localhost:<port>/instances/127.0.0.1:<instance port>/metrics, one per instance: Prometheus's targets. */
+  metricsUrls: string[];
   stop(): Promise<void>;
 }
 
@@ -33,32 +36,23 @@ function replaceAll(text: string, from: string, to: string, count: number): stri
 
 /**
  * Debian's nginx on 127.0.0.1 with the reference configuration (deploy/nginx/partner-sales.conf) as written, but
- * for what an operator edits: the instances' addresses, the ports it listens on and a certificate made now
- * (self-signed, for localhost).
+ * for what an operator edits: the instances' addresses, the ports it listens on and the certificate (one for
+ * localhost, made at test time), on the public server and the metrics one alike.
  */
-export async function startNginx(instancePorts: [number, number], httpsPort: number): Promise<Nginx> {
+export async function startNginx(
+  instancePorts: [number, number],
+  httpsPort: number,
+  { certificateFile, keyFile }: IssuedCertificate,
+): Promise<Nginx> {
   const dir = mkdtempSync(join(tmpdir(), "partner-sales-nginx-"));
   chmodSync(dir, 0o755);
-  const certificate = join(dir, "cert.pem");
-  const key = join(dir, "key.pem");
-  const made = spawnSync(
-    TEST_PROGRAMS.openssl.path,
-    ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost"].concat([
-      "-addext",
-      "subjectAltName=DNS:localhost",
-      "-keyout",
-      key,
-      "-out",
-      certificate,
-    ]),
-    { encoding: "utf8" },
-  );
-  if (made.status !== 0) throw new Error(`openssl: ${made.stderr}`);
-
   const httpPort = await freePort();
+  const metricsPort = await freePort();
   let site = readFileSync(SITE, "utf8");
-  site = replaceOnce(site, "server 10.0.0.11:3001 ", `server 127.0.0.1:${instancePorts[0]} `);
-  site = replaceOnce(site, "server 10.0.0.12:3001 ", `server 127.0.0.1:${instancePorts[1]} `);
+  // Each instance: in the upstream, and in the metrics server's location and proxy_pass.
+  site = replaceAll(site, "10.0.0.11:3001", `127.0.0.1:${instancePorts[0]}`, 3);
+  site = replaceAll(site, "10.0.0.12:3001", `127.0.0.1:${instancePorts[1]}`, 3);
+  site = replaceOnce(site, "listen 10.0.0.10:9443 ssl;", `listen 127.0.0.1:${metricsPort} ssl;`);
   site = replaceAll(site, "vendas.partner.example", "localhost", 3);
   site = replaceAll(
     site,
@@ -78,8 +72,10 @@ export async function startNginx(instancePorts: [number, number], httpsPort: num
     "    listen 443 ssl http2;\n    listen [::]:443 ssl http2;\n",
     `    listen 127.0.0.1:${httpsPort} ssl http2;\n`,
   );
-  site = replaceOnce(site, /\/etc\/ssl\/partner-sales\/fullchain\.pem/, certificate);
-  site = replaceOnce(site, /\/etc\/ssl\/partner-sales\/privkey\.pem/, key);
+  site = replaceOnce(site, "/etc/ssl/partner-sales/fullchain.pem", certificateFile);
+  site = replaceOnce(site, "/etc/ssl/partner-sales/privkey.pem", keyFile);
+  site = replaceOnce(site, "/etc/ssl/partner-sales/metrics.pem", certificateFile);
+  site = replaceOnce(site, "/etc/ssl/partner-sales/metrics.key", keyFile);
   // nginx connects to the instances from 127.0.0.2 (all of 127/8 is this machine), so that the proxy's address
   // (TRUSTED_PROXIES) is not the browser's (127.0.0.1): the app must tell them apart.
   site = replaceOnce(
@@ -140,6 +136,9 @@ export async function startNginx(instancePorts: [number, number], httpsPort: num
   return {
     url: `https://localhost:${httpsPort}`,
     httpUrl: `http://localhost:${httpPort}`,
+    metricsUrls: instancePorts.map(
+      (port) => `https://localhost:${metricsPort}/instances/127.0.0.1:${port}/metrics`,
+    ),
     async stop() {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });

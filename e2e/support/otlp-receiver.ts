@@ -1,4 +1,7 @@
-import { createServer, type Server } from "node:http";
+import { readFileSync } from "node:fs";
+import { createServer, type RequestListener, type Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { IssuedCertificate } from "./certificates";
 
 export interface ReceivedSpan {
   traceId: string;
@@ -40,11 +43,14 @@ interface OtlpBody {
 const valueOf = (value: OtlpValue) =>
   value.stringValue ?? value.boolValue ?? value.doubleValue ?? Number(value.intValue ?? Number.NaN);
 
-/** A stand-in OpenTelemetry collector: OTLP/HTTP with JSON bodies on 127.0.0.1, kept in memory. */
-export async function startOtlpReceiver(): Promise<OtlpReceiver> {
+/**
+ * A stand-in OpenTelemetry collector: OTLP/HTTP with JSON bodies on 127.0.0.1, kept in memory. With `tls` (a
+ * certificate for localhost) it listens over https, at https://localhost:<port>.
+ */
+export async function startOtlpReceiver({ tls }: { tls?: IssuedCertificate } = {}): Promise<OtlpReceiver> {
   const bodies: string[] = [];
   const received: ReceivedSpan[] = [];
-  const server: Server = createServer((request, response) => {
+  const handle: RequestListener = (request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
@@ -76,11 +82,14 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       }
       response.writeHead(200, { "content-type": "application/json" }).end("{}");
     });
-  });
+  };
+  const server: Server = tls
+    ? createHttpsServer({ cert: readFileSync(tls.certificateFile), key: readFileSync(tls.keyFile) }, handle)
+    : createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: tls ? `https://localhost:${port}` : `http://127.0.0.1:${port}`,
     spans: () => [...received],
     raw: () => bodies.join("\n"),
     close: () => new Promise((resolve) => server.close(() => resolve())),

@@ -12,13 +12,21 @@ export interface Prometheus {
 }
 
 /**
- * Debian's Prometheus on 127.0.0.1, scraping `target`'s /api/metrics every second with `token` as its bearer
- * token, as an operator's would; its data in a throwaway directory.
+ * Debian's Prometheus on 127.0.0.1, scraping each of `targets` (an instance's metrics URL) every second with `token`
+ * as its bearer token, as an operator's would (the README's scrape configuration: over https, it trusts `caFile`
+ * alone); its data in a throwaway directory.
  */
-export async function startPrometheus(target: string, token: string): Promise<Prometheus> {
+export async function startPrometheus(
+  targets: string[],
+  token: string,
+  { caFile }: { caFile?: string } = {},
+): Promise<Prometheus> {
   const dir = mkdtempSync(join(tmpdir(), "partner-sales-prometheus-"));
   const port = await freePort();
   const config = join(dir, "prometheus.yml");
+  const urls = targets.map((target) => new URL(target));
+  const scheme = urls[0]!.protocol.replace(":", "");
+  if (urls.some((url) => url.protocol !== `${scheme}:`)) throw new Error("One scheme for every target.");
   writeFileSync(
     config,
     [
@@ -27,12 +35,17 @@ export async function startPrometheus(target: string, token: string): Promise<Pr
       "  scrape_timeout: 1s",
       "scrape_configs:",
       "  - job_name: partner-sales",
-      "    metrics_path: /api/metrics",
+      `    scheme: ${scheme}`,
+      ...(caFile ? ["    tls_config:", `      ca_file: ${JSON.stringify(caFile)}`] : []),
       "    authorization:",
       "      type: Bearer",
       `      credentials: ${JSON.stringify(token)}`,
       "    static_configs:",
-      `      - targets: [${JSON.stringify(new URL(target).host)}]`,
+      ...urls.flatMap((url) => [
+        `      - targets: [${JSON.stringify(url.host)}]`,
+        // Targets behind one address (nginx's) tell their series apart by the path.
+        `        labels: { __metrics_path__: ${JSON.stringify(url.pathname)}, instance: ${JSON.stringify(url.host + url.pathname)} }`,
+      ]),
       "",
     ].join("\n"),
   );
