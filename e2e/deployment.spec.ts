@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { request as playwrightRequest } from "@playwright/test";
 import { freePort } from "../bench/lib/processes";
+import { formatCpf } from "../lib/format";
 import { TEST_PROGRAMS } from "../scripts/debian-packages";
 import { queryOnce, runPsqlFile, startTestPostgres, type TestPostgres } from "../scripts/test-postgres";
 import { expect, test } from "./fixtures";
@@ -230,6 +231,61 @@ test("observability over TLS: Prometheus scrapes each instance through nginx wit
 
   // Every request above left spans; the exporter trusts OTEL_EXPORTER_OTLP_CERTIFICATE's CA for the collector.
   await expect.poll(() => collector!.spans().length, { timeout: 30_000 }).toBeGreaterThan(0);
+});
+
+test("a history search for a CPF through nginx: in the address, never in nginx's logs", async ({
+  browser,
+}) => {
+  const context = await browser.newContext({ baseURL: nginx!.url, ignoreHTTPSErrors: true });
+  const page = await context.newPage();
+  const signIn = new SignInPage(page);
+  await signIn.goto();
+  await signIn.signIn(DEMO_AGENT.email, DEMO_AGENT.password);
+  const cpf = freshCpf();
+  await page.goto("/sales");
+  const search = page.getByRole("searchbox", { name: "Buscar" });
+  await search.fill(formatCpf(cpf));
+  await page.getByRole("button", { name: "Filtrar" }).click();
+  // Bookmarkable: the search is in the address.
+  await expect(page).toHaveURL(/[?&]q=/);
+  await expect(search).toHaveValue(formatCpf(cpf));
+  await page.goto(`/sales?q=${cpf}`);
+  await expect(page.getByRole("main")).toBeVisible();
+  // The same filter as a download.
+  expect((await context.request.get(`/sales/export?q=${cpf}`)).status()).toBe(200);
+  await context.close();
+
+  const accessLog = nginx!.accessLog();
+  expect(accessLog).toMatch(/"GET \/sales HTTP\/2\.0" 200 /);
+  expect(accessLog).toMatch(/"GET \/sales\/export HTTP\/[\d.]+" 200 /);
+  for (const written of [accessLog, nginx!.errorLog()]) {
+    for (const form of [cpf, formatCpf(cpf), encodeURIComponent(formatCpf(cpf))]) {
+      expect(written).not.toContain(form);
+    }
+    expect(written).not.toContain("q=");
+  }
+});
+
+test("nginx limits request rates per address: a burst of exports past its figure gets 429, the rest goes on", async () => {
+  const client = await playwrightRequest.newContext({ baseURL: nginx!.url, ignoreHTTPSErrors: true });
+  // 30 exports at once, then one every 2 s: 60 at once from one address pass 31 (more only if this took a minute).
+  const exports = await Promise.all(
+    Array.from({ length: 60 }, () => client.get("/sales/export", { maxRedirects: 0 })),
+  );
+  const refused = exports.filter((answer) => answer.status() === 429);
+  expect(exports.length - refused.length).toBeGreaterThanOrEqual(31);
+  expect(refused.length).toBeGreaterThan(0);
+  expect(await refused[0]!.json()).toMatchObject({ error: "too_many_requests" });
+  expect(nginx!.accessLog()).toMatch(/"GET \/sales\/export HTTP\/1\.1" 429 /);
+
+  // The same address, other paths and ordinary amounts: a floor's history views at once, a sign-in page.
+  const history = await Promise.all(
+    Array.from({ length: 40 }, () => client.get("/sales", { maxRedirects: 0 })),
+  );
+  expect(history.filter((answer) => answer.status() === 429)).toEqual([]);
+  expect((await client.get("/sign-in")).status()).toBe(200);
+  expect((await client.get("/api/health")).status()).toBe(200);
+  await client.dispose();
 });
 
 test("selling through https in Chromium: the real client address, Secure cookies and HSTS; one instance killed, selling goes on with the same session; a SIGTERMed instance finishes the sale in flight", async ({

@@ -14,6 +14,9 @@ export interface Nginx {
   httpUrl: string;
   /** https://localhost:<port>/instances/127.0.0.1:<instance port>/metrics, one per instance: Prometheus's targets. */
   metricsUrls: string[];
+  /** What nginx wrote to its access log (the site's own and the http block's) and its error log so far. */
+  accessLog(): string;
+  errorLog(): string;
   stop(): Promise<void>;
 }
 
@@ -76,6 +79,8 @@ export async function startNginx(
   site = replaceOnce(site, "/etc/ssl/partner-sales/privkey.pem", keyFile);
   site = replaceOnce(site, "/etc/ssl/partner-sales/metrics.pem", certificateFile);
   site = replaceOnce(site, "/etc/ssl/partner-sales/metrics.key", keyFile);
+  const accessLog = join(dir, "access.log");
+  site = replaceAll(site, "/var/log/nginx/partner-sales.access.log", accessLog, 3);
   // nginx connects to the instances from 127.0.0.2 (all of 127/8 is this machine), so that the proxy's address
   // (TRUSTED_PROXIES) is not the browser's (127.0.0.1): the app must tell them apart.
   site = replaceOnce(
@@ -97,7 +102,9 @@ export async function startNginx(
       `error_log ${dir}/error.log warn;`,
       "events { worker_connections 512; }",
       "http {",
-      `  access_log ${dir}/access.log;`,
+      // Debian's own, in the combined format (the whole request line): the site's servers must not write here
+      // in it. The same file, so the test reads both.
+      `  access_log ${accessLog};`,
       `  client_body_temp_path ${dir}/body;`,
       `  proxy_temp_path ${dir}/proxy;`,
       `  fastcgi_temp_path ${dir}/fastcgi;`,
@@ -139,6 +146,8 @@ export async function startNginx(
     metricsUrls: instancePorts.map(
       (port) => `https://localhost:${metricsPort}/instances/127.0.0.1:${port}/metrics`,
     ),
+    accessLog: () => readFileSync(accessLog, "utf8"),
+    errorLog: () => readFileSync(join(dir, "error.log"), "utf8"),
     async stop() {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
