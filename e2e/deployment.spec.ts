@@ -275,7 +275,8 @@ test("nginx limits request rates per address: a burst of exports past its figure
   const refused = exports.filter((answer) => answer.status() === 429);
   expect(exports.length - refused.length).toBeGreaterThanOrEqual(31);
   expect(refused.length).toBeGreaterThan(0);
-  expect(await refused[0]!.json()).toMatchObject({ error: "too_many_requests" });
+  expect(await refused[0]!.json()).toMatchObject({ error: "rate_limited" });
+  expect(refused[0]!.headers()["retry-after"]).toBe("2");
   expect(nginx!.accessLog()).toMatch(/"GET \/sales\/export HTTP\/1\.1" 429 /);
 
   // The same address, other paths and ordinary amounts: a floor's history views at once, a sign-in page.
