@@ -4,11 +4,18 @@ import { proxy } from "./proxy";
 
 const PORTAL = "https://portal.partner.example";
 
-vi.mock("@/lib/env", () => ({ getConfig: () => ({ embed: { allowedOrigins: [PORTAL] } }) }));
+vi.mock("@/lib/env", () => ({
+  getConfig: () => ({
+    embed: { allowedOrigins: [PORTAL] },
+    publicUrl: "http://app.test",
+    publicUrlConfigured: true,
+  }),
+}));
 // Whatever lib/http/forwarded.ts decides (trusted proxies), the proxy must follow it.
 vi.mock("@/lib/http/forwarded", () => ({
   isHttpsRequest: (headers: Headers) => headers.get("x-test-https") === "yes",
   clientAddress: () => "203.0.113.7",
+  forwardedHost: () => null,
 }));
 
 const request = (path: string, headers: Record<string, string> = {}, method = "GET") =>

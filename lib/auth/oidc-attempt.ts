@@ -82,7 +82,10 @@ interface Discovery {
   contentType: string;
   until: number;
 }
-const discoveries = new Map<string, Discovery>();
+// On globalThis: the start (a server action) and the callback (a route) may be bundled apart.
+const discoveries = ((
+  globalThis as { __partnerSalesDiscoveries?: Map<string, Discovery> }
+).__partnerSalesDiscoveries ??= new Map<string, Discovery>());
 
 const isDiscovery = (url: URL, input: RequestInfo | URL, init?: RequestInit) =>
   (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase() === "GET" &&

@@ -37,6 +37,7 @@ describe.each(testDatabases)("sign-in on $name", ({ open }) => {
       "embed_token_uses",
       "job_leases",
       "recovery_codes",
+      "request_budgets",
       "sale_counts_zone",
       "sale_day_counts",
       "sales",

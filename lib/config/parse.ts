@@ -30,6 +30,11 @@ export interface Config {
   authSecret: string | undefined;
   /** Where people reach the app (AUTH_URL); decides the session cookies' names and flags. */
   publicUrl: string;
+  /**
+   * Whether AUTH_URL was set (always, live). Unset (a developer's sandbox), the app answers whatever host it is
+   * reached by (127.0.0.1, a LAN address), and the cross-site check takes the request's own host as this site's.
+   */
+  publicUrlConfigured: boolean;
   sessions: {
     /** A session with no request for this long has ended (SESSION_IDLE_MINUTES). */
     idleMs: number;
@@ -428,6 +433,7 @@ export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
     databaseMigrationUrl,
     dataDir: resolve(cwd, text(env, "DATA_DIR") ?? ".data"),
     authSecret: secret(env, "AUTH_SECRET", mode === "live" ? liveOnly : undefined),
+    publicUrlConfigured: httpUrl(env, "AUTH_URL") !== undefined,
     publicUrl: publicUrlFrom(env, {
       mode,
       port,

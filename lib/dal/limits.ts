@@ -68,7 +68,9 @@ export function limitedResponse({
   limit?: RequestLimitName;
   retryAfterSeconds: number;
 }): Response {
-  const response = errorResponse(limit === "export" ? "export_in_progress" : "rate_limited");
+  const code =
+    limit === "export" ? "export_in_progress" : limit === "export_busy" ? "exports_busy" : "rate_limited";
+  const response = errorResponse(code);
   response.headers.set("Retry-After", String(retryAfterSeconds));
   return response;
 }
@@ -84,34 +86,33 @@ export function limitedMessage(retryAfterSeconds: number): string {
 
 // Exports read the ledger a batch at a time for as long as the download takes. One person runs one at a time
 // (across instances, by a lease), and an instance at most two at once: on the embedded database each one
-// shares the only thread with every agent's sale.
+// shares the only thread with every agent's sale. (Kept on globalThis: one count per process, whatever bundle asks.)
 const EXPORTS_PER_INSTANCE = 2;
-let exportsRunning = 0;
+const running = ((globalThis as { __partnerSalesExports?: { count: number } }).__partnerSalesExports ??= {
+  count: 0,
+});
 
 export interface ExportSlot {
   /** Gives the slot back (idempotent): when the download ends, fails or is abandoned. */
   release(): Promise<void>;
 }
 
-/** A slot for `agent`'s export, or how long to wait for one. */
+/** A slot for `agent`'s export, or how long to wait for one. Throws only when the database does. */
 export async function takeExportSlot(
   agent: SessionAgent,
 ): Promise<{ ok: true; slot: ExportSlot } | Extract<Limited, { ok: false }>> {
-  const { exportMaxMs } = getConfig().limits;
-  if (exportsRunning >= EXPORTS_PER_INSTANCE)
-    return refused("export_busy", agent, EXPORT_RETRY_AFTER_SECONDS);
-  exportsRunning += 1;
   const db = await getDb();
   const job = `export:${agent.id}`;
   const holder = randomUUID();
-  let taken = false;
-  try {
-    // The lease outlives the export's own time bound a little: an instance that died mid-export frees it then.
-    taken = await takeLease(db, job, holder, exportMaxMs + MINUTE);
-  } finally {
-    if (!taken) exportsRunning -= 1;
+  // The lease outlives the export's own time bound a little: an instance that died mid-export frees it then.
+  if (!(await takeLease(db, job, holder, getConfig().limits.exportMaxMs + MINUTE))) {
+    return refused("export", agent, EXPORT_RETRY_AFTER_SECONDS);
   }
-  if (!taken) return refused("export", agent, EXPORT_RETRY_AFTER_SECONDS);
+  if (running.count >= EXPORTS_PER_INSTANCE) {
+    await releaseLease(db, job, holder);
+    return refused("export_busy", agent, EXPORT_RETRY_AFTER_SECONDS);
+  }
+  running.count += 1;
   let released = false;
   return {
     ok: true,
@@ -119,7 +120,7 @@ export async function takeExportSlot(
       async release() {
         if (released) return;
         released = true;
-        exportsRunning -= 1;
+        running.count -= 1;
         await releaseLease(db, job, holder);
       },
     },

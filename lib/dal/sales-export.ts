@@ -51,9 +51,7 @@ export function exportVisibleSales(
   const startedAt = Date.now();
   const { exportMaxRows, exportMaxMs } = getConfig().limits;
   const release = () =>
-    void slot
-      .release()
-      .catch((error) => log.error("sales.export_release_failed", { agentId: agent.id, error }));
+    slot.release().catch((error) => log.error("sales.export_release_failed", { agentId: agent.id, error }));
 
   async function stopReason(rows: number): Promise<ExportStop | null> {
     if (rows > exportMaxRows) return "row_limit";
@@ -80,7 +78,8 @@ export function exportVisibleSales(
       else log.error("sales.export_failed", { agentId: agent.id, error });
       throw error;
     } finally {
-      release();
+      // Before the stream closes: a client that starts its next export at once finds the slot free.
+      await release();
       const scope = agent.role === "supervisor" ? "all" : "own";
       log.info("sales.exported", {
         agentId: agent.id,
@@ -112,6 +111,9 @@ export function exportVisibleSales(
   return {
     fileName: exportFileName(filter, new Date(startedAt), timeZone),
     // A little past the export's own bound, for a client that stopped reading: the hard stop.
-    body: csvStream(SALES_CSV_HEADER, lines(), { deadlineMs: exportMaxMs + 5_000, onEnd: release }),
+    body: csvStream(SALES_CSV_HEADER, lines(), {
+      deadlineMs: exportMaxMs + 5_000,
+      onEnd: () => void release(),
+    }),
   };
 }

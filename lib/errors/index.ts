@@ -26,6 +26,8 @@ export type RequestErrorCode =
   | "rate_limited"
   /** The person's previous export is still being downloaded (one at a time): 429 with Retry-After. */
   | "export_in_progress"
+  /** This server is already streaming as many exports as it may: 429 with Retry-After. */
+  | "exports_busy"
   | "password_sign_in_off"
   /** A password sign-in's next steps (second factor, new password) asked for after they expired or were done. */
   | "steps_expired"
@@ -90,6 +92,10 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
   export_in_progress: {
     status: 429,
     message: "Já há uma exportação sua em andamento. Aguarde ela terminar e tente novamente.",
+  },
+  exports_busy: {
+    status: 429,
+    message: "Muitas exportações em andamento neste momento. Tente novamente em instantes.",
   },
   rate_limited: {
     status: 429,

@@ -128,7 +128,8 @@ export function forwardedHost(
   if (!peerAppended) return null;
   const peer = (headers.get("x-forwarded-for") ?? "").split(",").map(normalize).filter(Boolean).at(-1);
   if (!peer || !isTrusted(trust, peer, 0)) return null;
-  return headers.get("x-forwarded-host")?.split(",")[0]?.trim().toLowerCase() || null;
+  // The right-most value is the one the trusted proxy wrote (one that appends leaves the client's to its left).
+  return headers.get("x-forwarded-host")?.split(",").at(-1)?.trim().toLowerCase() || null;
 }
 
 /** Whether the machine that connected is one of TRUSTED_PROXIES (scripts/server.mjs asks, through lib/server-start). */

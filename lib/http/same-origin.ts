@@ -7,8 +7,8 @@ import { securityEventOnce } from "@/lib/security-log";
 /**
  * A browser on another site may carry our cookies: only this origin (or a non-browser client) may post. This
  * origin is AUTH_URL's, from configuration; the host a trusted proxy forwards (X-Forwarded-Host) is taken too, from
- * TRUSTED_PROXIES only. Never the request's own Host or a client's X-Forwarded-Host: whoever sends the post writes
- * those.
+ * TRUSTED_PROXIES only. Never a client's X-Forwarded-Host, nor (once AUTH_URL is set, as live mode requires) the
+ * request's own Host: whoever sends the post writes those.
  */
 function isCrossSite(request: Request): boolean {
   const site = request.headers.get("sec-fetch-site");
@@ -21,7 +21,9 @@ function isCrossSite(request: Request): boolean {
   } catch {
     return true; // "null" (a sandboxed frame, a data: page) or garbage
   }
-  if (from.origin === new URL(getConfig().publicUrl).origin) return false;
+  const config = getConfig();
+  if (from.origin === new URL(config.publicUrl).origin) return false;
+  if (!config.publicUrlConfigured && from.host === request.headers.get("host")) return false;
   const forwarded = forwardedHost(request.headers);
   return !(forwarded && from.host === forwarded);
 }
