@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type DatabaseHandle } from "@/lib/db/connection";
 import { insertAgent } from "@/lib/db/queries/agents";
 import { listAuditEvents } from "@/lib/db/queries/audit-events";
-import { customerSales, eraseCustomer } from "@/lib/db/queries/customer-data";
+import { customerSales, eraseCustomer, eraseExpiredBatch } from "@/lib/db/queries/customer-data";
 import { recordAuditEvent } from "@/lib/db/queries/audit-events";
 import { releaseLease, takeLease } from "@/lib/db/queries/job-leases";
 import { claimSubmission, resolveUnknownSale } from "@/lib/db/queries/sales";
@@ -165,6 +165,16 @@ describe.each(testDatabases)("customer-data retention on $name", ({ open }) => {
       { expired: 3, requested: 0, retentionDays: 365, createdBefore: "2025-11-24T12:00:00.000Z" },
       { expired: 1, requested: 0, retentionDays: 365, createdBefore: "2025-11-24T12:00:00.000Z" },
     ]);
+  });
+
+  it("erases at most a batch's sales a statement", async () => {
+    const expiring = await Promise.all(Array.from({ length: 5 }, () => insertSale("accepted", 400)));
+    const createdBefore = new Date(NOW.getTime() - 365 * DAY);
+    const batches = [];
+    for (let batch = 0; batch < 4; batch++)
+      batches.push(await eraseExpiredBatch(handle.db, { createdBefore, limit: 2 }));
+    expect(batches.map((protocols) => protocols.length)).toEqual([2, 2, 1, 0]);
+    expect(batches.flat().sort()).toEqual(expiring.map((sale) => sale.protocol).sort());
   });
 
   it("answers an erased sale's key with what was recorded: a failed one is not sent again", async () => {

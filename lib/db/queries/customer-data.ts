@@ -1,5 +1,5 @@
 import "server-only";
-import { and, asc, eq, inArray, isNotNull, isNull, lt, notInArray, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, isNotNull, isNull, lt, notInArray, or, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Database } from "../connection";
 import { agents, sales, type Agent, type Sale } from "../schema";
@@ -52,10 +52,13 @@ async function eraseWhere(
     .orderBy(asc(sales.createdAt))
     .limit(limit)
     .for("update", { skipLocked: true });
+  // The chosen rows as an array, which the database reads once (an InitPlan). As `in (subquery)` the planner may
+  // join it in a nested loop, rescanning it for every row: each rescan skipped the rows just locked and took the
+  // next ones, and a batch of 2 erased all 5 sales a test had.
   const erased = await db
     .update(sales)
     .set(erasure(reason))
-    .where(and(inArray(sales.submissionId, chosen), NOT_ERASED, SETTLED))
+    .where(and(sql`${sales.submissionId} = any(array(${chosen}))`, NOT_ERASED, SETTLED))
     .returning({ protocol: sales.protocol });
   return erased.map((row) => row.protocol);
 }
