@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/lib/db/connection";
 import { insertAgent } from "@/lib/db/queries/agents";
@@ -184,6 +184,23 @@ describe.each(testDatabases)("customers CLI on $name, while the app holds the da
     expect((await runTool("audit", ["list", "--since", "2999-01-01"], env)).stdout).toBe(
       "No audit events.\n",
     );
+  });
+
+  it("says so when the erasure is done but the planner statistics could not be rebuilt (exit 1)", async () => {
+    const sale = await insertSale("accepted", daysAgo(5), { ...PERSON, customerDocument: "15350946056" });
+    const erase = () => customers(["erase", "--cpf", "153.509.460-56", "--reason", "Chamado 4500"]);
+    await handle.db.execute(sql`alter function analyze_sales() rename to analyze_sales_away`);
+    try {
+      const failed = await erase();
+      expect(failed.status).toBe(1);
+      expect(failed.stderr).toContain("The erasure is done and on the audit trail");
+    } finally {
+      await handle.db.execute(sql`alter function analyze_sales_away() rename to analyze_sales`);
+    }
+    const [row] = await handle.db.select().from(sales).where(eq(sales.submissionId, sale.submissionId));
+    expect(row!.personalDataErasure).toBe("request");
+    // Asked again, it has nothing left to erase and rebuilds them.
+    expect(await erase()).toMatchObject({ status: 0, stdout: "No sale holds this CPF: nothing to erase.\n" });
   });
 
   it.each([

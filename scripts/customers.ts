@@ -6,7 +6,12 @@ import { customerDigestKey, customerDocumentDigest } from "../lib/customers/dige
 import { runRetention } from "../lib/customers/retention";
 import { recordAuditEvent } from "../lib/db/queries/audit-events";
 import { scrubPersonalData } from "../lib/log";
-import { customerSales, eraseCustomer, type CustomerSale } from "../lib/db/queries/customer-data";
+import {
+  customerSales,
+  eraseCustomer,
+  StatisticsNotRebuiltError,
+  type CustomerSale,
+} from "../lib/db/queries/customer-data";
 import { ERASURE_LABELS, formatDateTime, STATUS_LABELS } from "../lib/format";
 import { formatProtocol } from "../lib/sales/protocol";
 import { parseCpf } from "../lib/validation/sale";
@@ -69,6 +74,16 @@ function exported({ sale, agent, resolver }: CustomerSale) {
   return { ...held, agent, resolver: resolver?.id ? resolver : null };
 }
 
+/** The erasure stands when only the statistics' rebuild after it failed: a refusal to act on, saying so. */
+async function erasing<T>(erasure: Promise<T>): Promise<T> {
+  try {
+    return await erasure;
+  } catch (error) {
+    if (error instanceof StatisticsNotRebuiltError) throw new CommandError(error.message);
+    throw error;
+  }
+}
+
 async function run(command: string, args: string[], { db, config, operator }: CliContext): Promise<string> {
   const { values } = parseArgs({
     args,
@@ -110,11 +125,9 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
     case "erase": {
       const { cpf, digest } = customer();
       const reason = requireReason(values.reason);
-      const { erased, waiting } = await eraseCustomer(await db(), {
-        cpf,
-        digest,
-        audit: { ...operator, reason },
-      });
+      const { erased, waiting } = await erasing(
+        eraseCustomer(await db(), { cpf, digest, audit: { ...operator, reason } }),
+      );
       if (erased.length + waiting.length === 0) return "No sale holds this CPF: nothing to erase.";
       const lines = [`Erased ${erased.length} sale${erased.length === 1 ? "" : "s"}.`];
       if (waiting.length > 0) {
@@ -129,11 +142,14 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
       if (values.cpf !== undefined || values["cpf-stdin"])
         throw new UsageError("purge erases by age, not by CPF: use erase for one customer.");
       const reason = values.reason === undefined ? undefined : requireReason(values.reason);
-      const result = await runRetention(await db(), {
-        retentionDays: config.customerDataRetentionDays,
-        actor: operator,
-        reason,
-      });
+      const result = await erasing(
+        runRetention(await db(), {
+          retentionDays: config.customerDataRetentionDays,
+          actor: operator,
+          reason,
+          statistics: "always",
+        }),
+      );
       if (!result.ran)
         throw new CommandError(
           "Retention is running elsewhere (another instance) right now: nothing done here.",

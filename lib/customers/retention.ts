@@ -2,7 +2,11 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { Database } from "@/lib/db/connection";
 import { recordAuditEvent, type AuditActor } from "@/lib/db/queries/audit-events";
-import { eraseExpiredBatch, eraseRequestedBatch } from "@/lib/db/queries/customer-data";
+import {
+  eraseExpiredBatch,
+  eraseRequestedBatch,
+  rebuildSalesStatistics,
+} from "@/lib/db/queries/customer-data";
 import { releaseLease, takeLease } from "@/lib/db/queries/job-leases";
 
 export const RETENTION_JOB = "customer-data-retention";
@@ -28,7 +32,8 @@ export interface RetentionRun {
  * One run of customer-data retention (LGPD art. 15-16): the personal data of settled sales older than
  * `retentionDays` (none when null) is erased in place, and so is that of settled sales a customer asked to erase.
  * One instance at a time holds the job (a lease in the database); the run records one audit event when it erased
- * anything. Periodic in every server (lib/server-start.ts), on demand with `npm run customers -- purge`.
+ * anything, and then rebuilds the ledger's planner statistics. Periodic in every server (lib/server-start.ts), on
+ * demand with `npm run customers -- purge`.
  */
 export async function runRetention(
   db: Database,
@@ -39,6 +44,11 @@ export async function runRetention(
     reason?: string;
     now?: Date;
     batchSize?: number;
+    /**
+     * When to rebuild the planner statistics: after a run that erased anything (the periodic run), or after every
+     * run (`purge`: run again after a failed rebuild, it rebuilds them though nothing is left to erase).
+     */
+    statistics?: "after-erasure" | "always";
   },
 ): Promise<RetentionRun> {
   const { retentionDays, batchSize = BATCH } = options;
@@ -81,6 +91,8 @@ export async function runRetention(
         },
       });
     }
+    // Once a run, not once a batch: the statistics sample the whole table.
+    if (expired + requested > 0 || options.statistics === "always") await rebuildSalesStatistics(db);
     return { ran: true, expired, requested };
   } finally {
     // The run's outcome (or its error) is what the caller hears; a lease not given back expires by itself.

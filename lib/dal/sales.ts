@@ -1,6 +1,7 @@
 import "server-only";
 import { getDb } from "@/lib/db";
 import { cache } from "react";
+import { rebuildSalesStatistics } from "@/lib/db/queries/customer-data";
 import { findHeldSaleOf, findSale, resolveUnknownSale } from "@/lib/db/queries/sales";
 import type { Sale, SaleResolution } from "@/lib/db/schema";
 import { getConfig } from "@/lib/env";
@@ -147,6 +148,13 @@ export async function resolveSaleAsSupervisor(
   const resolved = await resolveUnknownSale(db, { submissionId, supervisor: agent, resolution });
   if (resolved) {
     log.info("sales.resolved", { submissionId, resolution, agentId: agent.id });
+    // Its customer had asked for erasure: it was erased as it was settled, and the statistics follow. Settled it
+    // stays if they fail (logged: the next erasure, or autovacuum's or the upkeep's ANALYZE, rebuilds them).
+    if (resolved.erasureRequestedAt) {
+      await rebuildSalesStatistics(db).catch((error: unknown) =>
+        log.error("customers.statistics_failed", { submissionId, error }),
+      );
+    }
     return "settled";
   }
   return (await findSale(db, submissionId)) ? "already-settled" : "not-allowed";

@@ -4,6 +4,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runRetention } from "@/lib/customers/retention";
 import { log } from "@/lib/log";
+import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
+import { newProtocol } from "@/lib/sales/protocol";
 import { createPartnerApiClient } from "@/lib/partner-api";
 import { submitSale } from "@/lib/sales/submit-sale";
 import type { ValidSale } from "@/lib/validation/sale";
@@ -14,7 +16,9 @@ import { openDatabase, type DatabaseHandle } from "./connection";
 import { insertAgent, setAgentDisabled } from "./queries/agents";
 import { readChain, recordAuditEvent } from "./queries/audit-events";
 import { createAgentWithIdentity, unlinkIdentities } from "./queries/identities";
+import { rebuildSalesStatistics } from "./queries/customer-data";
 import { resolveUnknownSale } from "./queries/sales";
+import { sales } from "./schema";
 import { openTestSession, TEST_SESSION_LIMITS } from "@/test/sessions";
 import { endAgentSessions, findSessionAgent } from "./queries/sessions";
 
@@ -166,6 +170,32 @@ describe.skipIf(!adminUrl)("the app's own PostgreSQL role, as deploy/postgres/ro
     const verified = await runTool("audit", ["verify"], { DATABASE_URL: appUrl() });
     expect(verified.stderr).toBe("");
     expect(verified.stdout).toContain("Audit trail intact: 3 rows");
+  });
+
+  it("rebuilds the ledger's planner statistics after an erasure, though it may not ANALYZE it itself", async () => {
+    const agent = await insertAgent(handle.db, {
+      email: "stats@example.com",
+      name: "Stats",
+      role: "agent",
+      passwordHash: null,
+    });
+    const value = `CRM-${randomUUID()}`;
+    await handle.db.insert(sales).values(
+      Array.from({ length: 5 }, () => ({
+        submissionId: randomUUID(),
+        protocol: newProtocol(),
+        agentId: agent.id,
+        request: validSale({ externalId: value }) as unknown as PartnerSaleRequestBody,
+      })),
+    );
+    // The statistics as the owner (or a superuser) reads them: the app's role may not read an index's.
+    const held = async () =>
+      JSON.stringify(await queryOnce(urlAs("postgres", names.database), "select * from pg_stats"));
+    // PostgreSQL skips what the caller does not own, with a warning and no error.
+    await app.query("analyze sales");
+    expect(await held()).not.toContain(value);
+    await rebuildSalesStatistics(handle.db);
+    expect(await held()).toContain(value);
   });
 
   it("warns at start when the app's role owns the trail (no DATABASE_MIGRATION_URL)", async () => {

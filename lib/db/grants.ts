@@ -3,8 +3,9 @@ import type pg from "pg";
 
 /**
  * What the app's own PostgreSQL role needs, and no more (ASVS V13.2.2, V16.4.2): to read and write the ledger's
- * tables, and to append to the audit trail and read it. No ownership, so it can neither drop nor disable the trail's
- * triggers; no UPDATE, DELETE or TRUNCATE on the trail. Run by the schema's owner after each migration (it covers
+ * tables, to append to the audit trail and read it, and to rebuild the ledger's planner statistics after an erasure
+ * (migration 0016's function). No ownership, so it can neither drop nor disable the trail's triggers; no UPDATE,
+ * DELETE or TRUNCATE on the trail. Run by the schema's owner after each migration (it covers
  * tables a migration added), only when the app connects as another role (DATABASE_MIGRATION_URL is set). It may read
  * which migrations ran, so an instance or a CLI run without the owner's URL can tell the schema is current.
  */
@@ -15,6 +16,7 @@ export async function grantAppRole(owner: pg.ClientBase, appRole: string): Promi
     GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO ${role};
     REVOKE TRUNCATE, REFERENCES, TRIGGER ON ALL TABLES IN SCHEMA public FROM ${role};
     REVOKE UPDATE, DELETE ON audit_events FROM ${role};
+    GRANT EXECUTE ON FUNCTION analyze_sales() TO ${role};
     GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA public TO ${role};
     GRANT USAGE ON SCHEMA drizzle TO ${role};
     GRANT SELECT ON drizzle.__drizzle_migrations TO ${role};

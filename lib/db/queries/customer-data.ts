@@ -86,6 +86,36 @@ export async function eraseIfRequested(db: Database, submissionId: string): Prom
   return erased.length > 0;
 }
 
+/**
+ * The erasure is committed and on the audit trail, but the ledger's planner statistics could not be rebuilt: they
+ * may still hold erased values. `purge`, or the same `erase` again, rebuilds them.
+ */
+export class StatisticsNotRebuiltError extends Error {
+  override readonly name = "StatisticsNotRebuiltError";
+}
+
+/**
+ * Planner statistics (pg_statistic, read as pg_stats) keep sampled values of the ledger's columns and of its
+ * expression indexes, whole requests among them, until the next ANALYZE, which autovacuum runs when it sees fit
+ * and PGlite's upkeep when enough changed: after an erasure they are rebuilt now. ANALYZE samples live rows only,
+ * so an erased value leaves them; one ANALYZE of the table covers its indexes' expressions too. Migration 0016's
+ * function runs it as the table's owner (the app's role owns nothing). ANALYZE takes a lock it conflicts with
+ * itself, so one that read the rows before the erasure committed (autovacuum's) ends before this one begins, and
+ * never writes its sample over this one's. It reads a sample of 30,000 rows whatever the ledger's size, a second
+ * or two during which PGlite serves nothing else: once an erasure request or a retention run, never once a sale.
+ */
+export async function rebuildSalesStatistics(db: Database): Promise<void> {
+  try {
+    await db.execute(sql`select analyze_sales()`);
+  } catch (error) {
+    throw new StatisticsNotRebuiltError(
+      "The erasure is done and on the audit trail, but the planner statistics were not rebuilt and may still " +
+        "hold the erased data: `npm run customers -- purge` (or the same erase again) rebuilds them.",
+      { cause: error },
+    );
+  }
+}
+
 /** One customer's sales, by their CPF's digits: those still holding it, and those erased at their request. */
 function ofCustomer(cpf: string, digest: string): SQL {
   return or(sql`${sales.request} ->> 'customerDocument' = ${cpf}`, eq(sales.customerDocumentDigest, digest))!;
@@ -94,13 +124,15 @@ function ofCustomer(cpf: string, digest: string): SQL {
 /**
  * A customer's erasure request, with its audit event in the same transaction. Every sale of theirs is marked with
  * the request (its time and the CPF's keyed digest, `digest`); the settled ones are erased now, the others when a
- * supervisor settles them or at retention's next run. Returns the protocols of each.
+ * supervisor settles them or at retention's next run. Then the planner statistics are rebuilt, every time: asked
+ * again after a failed rebuild, the request rebuilds them though it has nothing left to erase. Returns the
+ * protocols of each.
  */
 export async function eraseCustomer(
   db: Database,
   { cpf, digest, audit }: { cpf: string; digest: string; audit: Omit<AuditEventInput, "action" | "details"> },
 ): Promise<{ erased: string[]; waiting: string[] }> {
-  return db.transaction(async (tx) => {
+  const result = await db.transaction(async (tx) => {
     await tx
       .update(sales)
       .set({
@@ -118,6 +150,8 @@ export async function eraseCustomer(
     await recordAuditEvent(tx, { ...audit, action: "customer.erased", details: result });
     return result;
   });
+  await rebuildSalesStatistics(db);
+  return result;
 }
 
 export interface CustomerSale {
