@@ -31,9 +31,9 @@ export interface RetentionRun {
 /**
  * One run of customer-data retention (LGPD art. 15-16): the personal data of settled sales older than
  * `retentionDays` (none when null) is erased in place, and so is that of settled sales a customer asked to erase.
- * One instance at a time holds the job (a lease in the database); the run records one audit event when it erased
- * anything, and then rebuilds the ledger's planner statistics. Periodic in every server (lib/server-start.ts), on
- * demand with `npm run customers -- purge`.
+ * One instance at a time holds the job (a lease in the database); each batch it erases is an audit event with its
+ * protocols, and the ledger's planner statistics are rebuilt once the run erased anything. Periodic in every
+ * server (lib/server-start.ts), on demand with `npm run customers -- purge`.
  */
 export async function runRetention(
   db: Database,
@@ -61,10 +61,30 @@ export async function runRetention(
       retentionDays === null
         ? null
         : new Date((options.now ?? new Date()).getTime() - retentionDays * DAY_MS);
-    const drain = async (batch: () => Promise<string[]>) => {
+    const details = { retentionDays, createdBefore: createdBefore?.toISOString() ?? null };
+    // Each batch is recorded in its own transaction, with its protocols: what was erased is on the trail even if
+    // the run stops halfway, and a row holds at most one batch's protocols (500, about 7 kB), whatever the run's
+    // size (a first run over years of sales erases hundreds of thousands).
+    const drain = async (kind: "expired" | "requested", batch: (tx: Database) => Promise<string[]>) => {
       let erased = 0;
       while (held) {
-        const protocols = await batch();
+        const protocols = await db.transaction(async (tx) => {
+          const protocols = await batch(tx);
+          if (protocols.length > 0) {
+            await recordAuditEvent(tx, {
+              action: "retention.erased",
+              ...options.actor,
+              reason: options.reason ?? null,
+              details: {
+                expired: kind === "expired" ? protocols.length : 0,
+                requested: kind === "requested" ? protocols.length : 0,
+                ...details,
+                protocols,
+              },
+            });
+          }
+          return protocols;
+        });
         erased += protocols.length;
         if (protocols.length < batchSize) break;
         // Renewed between batches; lost (this run outlived its lease), the rest is left to whoever has it now.
@@ -74,23 +94,10 @@ export async function runRetention(
     };
     // Customers' requests first: a sale both asked about and expired is erased as asked (keeping the digest its
     // customer is found by).
-    const requested = await drain(() => eraseRequestedBatch(db, { limit: batchSize }));
+    const requested = await drain("requested", (tx) => eraseRequestedBatch(tx, { limit: batchSize }));
     const expired = createdBefore
-      ? await drain(() => eraseExpiredBatch(db, { createdBefore, limit: batchSize }))
+      ? await drain("expired", (tx) => eraseExpiredBatch(tx, { createdBefore, limit: batchSize }))
       : 0;
-    if (expired + requested > 0) {
-      await recordAuditEvent(db, {
-        action: "retention.erased",
-        ...options.actor,
-        reason: options.reason ?? null,
-        details: {
-          expired,
-          requested,
-          retentionDays,
-          createdBefore: createdBefore?.toISOString() ?? null,
-        },
-      });
-    }
     // Once a run, not once a batch: the statistics sample the whole table.
     if (expired + requested > 0 || options.statistics === "always") await rebuildSalesStatistics(db);
     return { ran: true, expired, requested };
