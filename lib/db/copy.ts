@@ -1,4 +1,5 @@
 import "server-only";
+import { randomUUID } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
 import type { SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
@@ -8,34 +9,48 @@ import type { Database } from "./connection";
 
 const dialect = new PgDialect();
 
-/**
- * A parameter as a literal PostgreSQL reads the same whatever its settings: dollar-quoted with a tag the value does
- * not hold (no escapes inside, so `standard_conforming_strings` and backslashes do not matter).
- */
-function literal(value: unknown): string {
-  if (typeof value === "number" && Number.isFinite(value)) return String(value);
-  if (typeof value !== "string")
-    throw new TypeError(`A COPY parameter must be text or a number, not ${typeof value}.`);
-  // The literal ends at the tag's first appearance after the opening one: it must be the closing tag itself.
-  let tag = "$v$";
-  for (let n = 0; `${value}${tag}`.indexOf(tag) < value.length; n++) tag = `$v${n}$`;
-  return `${tag}${value}${tag}`;
+/** Where a COPY's parameters wait for it: a setting of its transaction, the values as a JSON array. */
+const PARAMETERS = "partner_sales.copy_parameters";
+
+/** The parameters as that JSON: text and numbers, what the statements read by COPY give drizzle. */
+function parametersJson(params: unknown[]): string {
+  for (const value of params) {
+    if (typeof value === "number" ? !Number.isFinite(value) : typeof value !== "string")
+      throw new TypeError(`A COPY parameter must be text or a number, not ${typeof value}.`);
+  }
+  return JSON.stringify(params);
 }
 
 /**
- * `query` as SQL text with its parameters written in as literals: COPY takes no parameters. The placeholders are
- * drizzle's own `$n` (the statement's fixed text holds no other `$`), each replaced once, in one pass.
+ * `text`, drizzle's SQL with `$n` placeholders (its fixed text holds no other `$`), with each `$n` read from the
+ * transaction's PARAMETERS instead, as `types[n - 1]`, the type PostgreSQL gives `$n` there. Each is a scalar
+ * subquery, so the database reads it once a statement (an InitPlan), not once a row.
  */
-export function inlined(query: SQL): string {
-  const { sql, params } = dialect.sqlToQuery(query);
+export function readingParameters(text: string, types: readonly string[]): string {
   let used = 0;
-  const text = sql.replace(/\$(\d+)/g, (_, position: string) => {
+  const statement = text.replace(/\$(\d+)/g, (_, position: string) => {
     used++;
-    return literal(params[Number(position) - 1]);
+    const index = Number(position) - 1;
+    return `(select (current_setting('${PARAMETERS}')::jsonb ->> ${index})::${types[index]})`;
   });
-  if (used !== params.length) throw new Error("A COPY statement's text holds a `$` that is not a parameter.");
-  return text;
+  if (used !== types.length) throw new Error("A COPY statement's text holds a `$` that is not a parameter.");
+  return statement;
 }
+
+/**
+ * The types PostgreSQL infers for the parameters of `text`, as it would for a prepared statement (a parameter is a
+ * uuid beside a uuid column, a status beside the status enum): prepared under a name of its own and given back in
+ * the same round trip. PREPARE fails alone or not at all, so nothing is left behind.
+ */
+const typesProbe = (text: string) => {
+  const name = `partner_sales_copy_${randomUUID().replaceAll("-", "")}`;
+  return `prepare ${name} as ${text};
+    select parameter_types::text[] as types from pg_prepared_statements where name = '${name}';
+    deallocate ${name}`;
+};
+const typesOf = (results: { rows: unknown[] }[]) => (results[1]!.rows[0] as { types: string[] }).types;
+
+const SET_PARAMETERS = `select set_config('${PARAMETERS}', $1, true)`;
 
 const CSV = "(format csv, delimiter ';')";
 
@@ -50,14 +65,23 @@ const SETTINGS = "set local datestyle = 'SQL, DMY'; set local jit = off";
  * quoted when it holds `;`, `"` or a line break, NULL as an empty cell), and how many rows it holds. A timestamp
  * cast to text in `query` reads day first (`SETTINGS`). PGlite copies into a blob; PostgreSQL streams COPY TO
  * STDOUT on one connection of the pool. For a bounded batch: the whole text is in memory.
+ *
+ * COPY takes no parameters, and its text is what the server keeps of it (pg_stat_statements, pg_stat_activity):
+ * written into it, a searched CPF would stay there after its customer's data is erased. So the values come as a
+ * parameterised statement's (`set_config`, for this transaction only), which those keep without its values, and
+ * the COPY's text reads them from there (`readingParameters`): it holds the query's shape, never a value.
  */
 export async function copyCsv(db: Database, query: SQL): Promise<{ csv: Uint8Array; rows: number }> {
-  const copy = `copy (${inlined(query)})`;
+  const { sql: text, params } = dialect.sqlToQuery(query);
+  const values = [parametersJson(params)];
+  const copy = (types: string[]) => `copy (${readingParameters(text, types)})`;
   const client = (db as unknown as { $client: unknown }).$client;
   if (client instanceof PGlite) {
     return client.transaction(async (transaction) => {
       await transaction.exec(SETTINGS);
-      const result = await transaction.query(`${copy} to '/dev/blob' with ${CSV}`);
+      await transaction.query(SET_PARAMETERS, values);
+      const types = params.length ? typesOf(await transaction.exec(typesProbe(text))) : [];
+      const result = await transaction.query(`${copy(types)} to '/dev/blob' with ${CSV}`);
       const csv = result.blob ? new Uint8Array(await result.blob.arrayBuffer()) : new Uint8Array();
       return { csv, rows: result.affectedRows ?? 0 };
     });
@@ -67,7 +91,11 @@ export async function copyCsv(db: Database, query: SQL): Promise<{ csv: Uint8Arr
     let failed: Error | undefined;
     try {
       await connection.query(`begin; ${SETTINGS}`);
-      const stream = connection.query(copyTo(`${copy} to stdout with ${CSV}`));
+      await connection.query(SET_PARAMETERS, values);
+      const types = params.length
+        ? typesOf((await connection.query(typesProbe(text))) as unknown as pg.QueryResult[])
+        : [];
+      const stream = connection.query(copyTo(`${copy(types)} to stdout with ${CSV}`));
       const chunks: Buffer[] = [];
       for await (const chunk of stream) chunks.push(chunk as Buffer);
       await connection.query("commit");

@@ -262,6 +262,27 @@ describe.each(testDatabases)("the sales history on $name", ({ open }) => {
     }
   });
 
+  it.each([
+    ["days", () => ({ from: "2026-04-03", to: "2026-04-03" })],
+    ["a CPF", () => ({ search: saleSearch("111.444.777-35") })],
+    ["part of a name", () => ({ search: saleSearch("conceicao ara") })],
+    ["a phone", () => ({ search: saleSearch("(21) 3333-4444") })],
+    ["a protocol", () => ({ search: saleSearch(special.joao!.protocol) })],
+    ["a submissionId", () => ({ search: saleSearch(special.joao!.submissionId) })],
+    ["an agent, a status and days", () => ({ agentId: ana, status: "unknown" as const, to: "2026-04-03" })],
+  ])("exports the sales the pages show under %s", async (_, given) => {
+    const filter = criteria(given());
+    const pages = (await listHistoryPage(handle.db, filter, { limit: 1000 })).rows;
+    expect(pages.length).toBeGreaterThan(0);
+    const batch = await exportCsvBatch(handle.db, filter, { limit: 1000, names: { plans: [] } });
+    const protocols = new TextDecoder()
+      .decode(batch.csv)
+      .trim()
+      .split("\n")
+      .map((line) => line.split(";")[1]);
+    expect(protocols).toEqual(pages.map((row) => formatProtocol(row.protocol)));
+  });
+
   it("misses and repeats nothing while new sales arrive between pages", async () => {
     const first = await listHistoryPage(handle.db, criteria(), { limit: 10 });
     const arrived = await insertSale({ agentId: ana });
