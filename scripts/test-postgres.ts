@@ -136,12 +136,17 @@ export async function startTestPostgres({ tls }: { tls?: TestPostgresTls } = {})
   const cluster = join(dataDir, "cluster");
   const port = await freePort();
   const tlsSettings = tls ? " -c ssl=on -c ssl_cert_file=server.crt -c ssl_key_file=server.key" : "";
+  // Loaded where Debian's package ships it, so tests can hold what the server keeps of each statement
+  // (pg_stat_statements) against a customer's data, as a production server with the extension would keep it.
+  const statements = existsSync(join(bin, "../lib/pg_stat_statements.so"))
+    ? " -c shared_preload_libraries=pg_stat_statements"
+    : "";
   const startServer = () =>
     runAsOwner(join(bin, "pg_ctl"), [
       "-D",
       cluster,
       "-o",
-      `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off${tlsSettings}`,
+      `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c fsync=off${tlsSettings}${statements}`,
       "-l",
       join(dataDir, "server.log"),
       "-w",
