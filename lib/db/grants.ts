@@ -4,7 +4,7 @@ import type pg from "pg";
 /**
  * What the app's own PostgreSQL role needs, and no more (ASVS V13.2.2, V16.4.2): to read and write the ledger's
  * tables, to append to the audit trail and read it, and to rebuild the ledger's planner statistics after an erasure
- * (migration 0016's function). No ownership, so it can neither drop nor disable the trail's triggers; no UPDATE,
+ * (migration 0017's function). No ownership, so it can neither drop nor disable the trail's triggers; no UPDATE,
  * DELETE or TRUNCATE on the trail. Run by the schema's owner after each migration (it covers
  * tables a migration added), only when the app connects as another role (DATABASE_MIGRATION_URL is set). It may read
  * which migrations ran, so an instance or a CLI run without the owner's URL can tell the schema is current.

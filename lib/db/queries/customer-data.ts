@@ -98,7 +98,7 @@ export class StatisticsNotRebuiltError extends Error {
  * Planner statistics (pg_statistic, read as pg_stats) keep sampled values of the ledger's columns and of its
  * expression indexes, whole requests among them, until the next ANALYZE, which autovacuum runs when it sees fit
  * and PGlite's upkeep when enough changed: after an erasure they are rebuilt now. ANALYZE samples live rows only,
- * so an erased value leaves them; one ANALYZE of the table covers its indexes' expressions too. Migration 0016's
+ * so an erased value leaves them; one ANALYZE of the table covers its indexes' expressions too. Migration 0017's
  * function runs it as the table's owner (the app's role owns nothing). ANALYZE takes a lock it conflicts with
  * itself, so one that read the rows before the erasure committed (autovacuum's) ends before this one begins, and
  * never writes its sample over this one's. It reads a sample of 30,000 rows whatever the ledger's size, a second
