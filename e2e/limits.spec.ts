@@ -179,8 +179,9 @@ test("one export at a time per person, stopped when its session ends mid-downloa
   // A ledger big enough that a download not being read stays open: copies of one sale, through the embedded
   // database's socket (it answers as its superuser).
   const seeded = Date.now();
-  const supervisor = await signedInRequest(app.url, SUPERVISOR);
-  expect((await sell(supervisor)).status()).toBe(201);
+  const seller = await signedInRequest(app.url, SUPERVISOR);
+  expect((await sell(seller)).status()).toBe(201);
+  await seller.dispose();
   const client = new pg.Client({ host: app.dataDir, port: 5432, user: "postgres", database: "postgres" });
   await client.connect();
   try {
@@ -204,6 +205,9 @@ test("one export at a time per person, stopped when its session ends mid-downloa
   }
 
   test.info().annotations.push({ type: "seeded", description: `${Date.now() - seeded} ms` });
+  // No kept-alive connections from here: the contexts wait for seconds between requests (the seeding, the
+  // agent's whole export), and the server may close an idle one just as the next request goes out on it.
+  const supervisor = await signedInRequest(app.url, SUPERVISOR, { keepAlive: false });
   const first = await heldDownload(`${app.url}/sales/export`, await cookieOf(supervisor));
   expect(first.response.statusCode).toBe(200);
 
@@ -217,7 +221,7 @@ test("one export at a time per person, stopped when its session ends mid-downloa
   expect(await limited("export")).toBe(1);
   expect(limitLines("export")).toHaveLength(1);
   // Another person's export is theirs to take.
-  const agent = await signedInRequest(app.url, AGENT);
+  const agent = await signedInRequest(app.url, AGENT, { keepAlive: false });
   const agentsOwn = await agent.get("/sales/export");
   expect(agentsOwn.status()).toBe(200);
   expect(await agentsOwn.text()).toContain("Protocolo");
@@ -232,7 +236,7 @@ test("one export at a time per person, stopped when its session ends mid-downloa
   await expect.poll(() => app.log(), { timeout: 30_000 }).toContain('"stopped":"session_ended"');
 
   // The slot was given back: signed in again, the supervisor exports.
-  const again = await signedInRequest(app.url, SUPERVISOR);
+  const again = await signedInRequest(app.url, SUPERVISOR, { keepAlive: false });
   await expect
     .poll(async () => (await again.get("/sales/export?status=rejected")).status(), { timeout: 30_000 })
     .toBe(200);

@@ -44,8 +44,14 @@ function exchange(
 export async function signedInRequest(
   baseURL: string,
   account: { email: string; password: string } = DEMO_AGENT,
+  { keepAlive = true }: { keepAlive?: boolean } = {},
 ): Promise<APIRequestContext> {
-  const context = await playwrightRequest.newContext({ baseURL });
+  // keepAlive false: a connection per request, for a test that leaves a context idle for seconds (the server's
+  // 5 s keep-alive may close the kept connection just as the next request goes out on it: ECONNRESET).
+  const context = await playwrightRequest.newContext({
+    baseURL,
+    ...(keepAlive ? {} : { extraHTTPHeaders: { connection: "close" } }),
+  });
   const { csrfToken } = (await (await context.get("/api/auth/csrf")).json()) as { csrfToken: string };
   const answer = await context.post("/api/auth/callback/credentials", {
     form: { email: account.email, password: account.password, csrfToken },

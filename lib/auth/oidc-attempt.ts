@@ -49,15 +49,15 @@ export async function idpFetch(input: RequestInfo | URL, init?: RequestInit): Pr
     if (attempt) attempt.unreachable ??= { detail: "insecure_url" };
     throw new TypeError("The IdP's address is not https");
   }
-  // A start always asks (an IdP that is down shows on the sign-in page at once); a callback, and the sign-out's
-  // discovery, take the document a start read moments before.
+  // A start always asks (an IdP that is down shows on the sign-in page at once); a callback takes the document a
+  // start read moments before. (The signed-out page's logout link keeps its own answer: lib/auth/oidc-logout.ts.)
   const discovery =
-    attempt?.stage !== "start" && isDiscovery(url, input, init) ? discoveries.get(url.href) : undefined;
+    attempt?.stage === "callback" && isDiscovery(url, input, init) ? discoveries.get(url.href) : undefined;
   if (discovery && discovery.until > Date.now()) return discoveryResponse(discovery);
   try {
     const response = await fetch(input, { ...init, signal });
     if (response.status >= 500 && attempt) attempt.unreachable ??= { detail: `http_${response.status}` };
-    if (response.ok && isDiscovery(url, input, init)) {
+    if (attempt && response.ok && isDiscovery(url, input, init)) {
       const fresh = {
         body: await response.text(),
         contentType: response.headers.get("content-type") ?? "application/json",
