@@ -1,6 +1,6 @@
 import "server-only";
 import { AsyncLocalStorage } from "node:async_hooks";
-import { decode } from "next-auth/jwt";
+import { decode, getToken } from "next-auth/jwt";
 import { isHttpsOrLoopback } from "@/lib/config/env-values";
 import { OIDC_PROVIDER_ID } from "@/lib/config/oidc";
 import { doorName } from "./doors";
@@ -51,13 +51,13 @@ export async function idpFetch(input: RequestInfo | URL, init?: RequestInit): Pr
   }
   // A start always asks (an IdP that is down shows on the sign-in page at once); a callback takes the document a
   // start read moments before. (The signed-out page's logout link keeps its own answer: lib/auth/oidc-logout.ts.)
-  const discovery =
-    attempt?.stage === "callback" && isDiscovery(url, input, init) ? discoveries.get(url.href) : undefined;
+  const readsDiscovery = isDiscovery(url, input, init);
+  const discovery = attempt?.stage === "callback" && readsDiscovery ? discoveries.get(url.href) : undefined;
   if (discovery && discovery.until > Date.now()) return discoveryResponse(discovery);
   try {
     const response = await fetch(input, { ...init, signal });
     if (response.status >= 500 && attempt) attempt.unreachable ??= { detail: `http_${response.status}` };
-    if (attempt && response.ok && isDiscovery(url, input, init)) {
+    if (attempt && response.ok && readsDiscovery) {
       const fresh = {
         body: await response.text(),
         contentType: response.headers.get("content-type") ?? "application/json",
@@ -185,22 +185,22 @@ export async function stateCookieMatches(cookieHeader: string | null, state: str
   if (!cookieHeader || !state) return false;
   const config = getConfig();
   const name = authCookies(config).state.name;
-  const sealed = cookieValue(cookieHeader, name);
+  const secret = resolveAuthSecret(config);
+  // Read as lib/auth/session-token.ts reads the session cookie: Auth.js's own parser, the raw token.
+  const sealed = await getToken({
+    req: { headers: new Headers({ cookie: cookieHeader }) },
+    cookieName: name,
+    secureCookie: name.startsWith("__"),
+    secret,
+    raw: true,
+  });
   if (!sealed) return false;
   try {
-    const payload = await decode({ token: sealed, secret: resolveAuthSecret(config), salt: name });
+    const payload = await decode({ token: sealed, secret, salt: name });
     return payload?.provider === OIDC_PROVIDER_ID && payload.value === state;
   } catch {
     return false; // not ours: another secret, tampered with, expired
   }
-}
-
-function cookieValue(header: string, name: string): string | undefined {
-  for (const part of header.split(";")) {
-    const at = part.indexOf("=");
-    if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
-  }
-  return undefined;
 }
 
 /** What a step needs of its request: the cookies, and at the callback the IdP's `error` parameter. */

@@ -52,10 +52,12 @@ export function exportVisibleSales(
   const { exportMaxRows, exportMaxMs } = getConfig().limits;
   const release = () =>
     slot.release().catch((error) => log.error("sales.export_release_failed", { agentId: agent.id, error }));
+  // Set by whichever bound ended the export: a batch's checks below, or the stream's deadline (EXPORT_MAX_SECONDS,
+  // which also stops a client that stopped reading).
+  let stopped: ExportStop | null = null;
 
   async function stopReason(rows: number): Promise<ExportStop | null> {
     if (rows > exportMaxRows) return "row_limit";
-    if (Date.now() - startedAt > exportMaxMs) return "time_limit";
     const live = await liveSessionAgent({ agentId: agent.id, sessionId: agent.sessionId });
     return live ? null : "session_ended";
   }
@@ -63,11 +65,10 @@ export function exportVisibleSales(
   async function* lines(): AsyncGenerator<Uint8Array> {
     let rows = 0;
     let completed = false;
-    let stopped: ExportStop | null = null;
     try {
       for await (const batch of visibleSalesCsv(agent, filter, Math.min(BATCH_ROWS, exportMaxRows + 1))) {
-        stopped = await stopReason(rows + batch.rows);
-        if (stopped) throw new ExportStopped(stopped);
+        const reason = await stopReason(rows + batch.rows);
+        if (reason) throw new ExportStopped((stopped = reason));
         rows += batch.rows;
         yield batch.csv;
       }
@@ -110,9 +111,9 @@ export function exportVisibleSales(
 
   return {
     fileName: exportFileName(filter, new Date(startedAt), timeZone),
-    // A little past the export's own bound, for a client that stopped reading: the hard stop.
     body: csvStream(SALES_CSV_HEADER, lines(), {
-      deadlineMs: exportMaxMs + 5_000,
+      deadlineMs: exportMaxMs,
+      onDeadline: () => (stopped ??= "time_limit"),
       onEnd: () => void release(),
     }),
   };

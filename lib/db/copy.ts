@@ -50,6 +50,26 @@ const typesProbe = (text: string) => {
 };
 const typesOf = (results: { rows: unknown[] }[]) => (results[1]!.rows[0] as { types: string[] }).types;
 
+// A statement's parameter types follow from its text and the schema alone: each shape (an export's filter, its
+// batches after the first) is probed once per process, not once a batch. Bounded: the shapes are few.
+const MAX_KNOWN_SHAPES = 500;
+const knownTypes = new Map<string, string[]>();
+
+async function parameterTypes(
+  text: string,
+  count: number,
+  probe: () => Promise<string[]>,
+): Promise<string[]> {
+  if (count === 0) return [];
+  let types = knownTypes.get(text);
+  if (!types) {
+    types = await probe();
+    if (knownTypes.size >= MAX_KNOWN_SHAPES) knownTypes.delete(knownTypes.keys().next().value!);
+    knownTypes.set(text, types);
+  }
+  return types;
+}
+
 const SET_PARAMETERS = `select set_config('${PARAMETERS}', $1, true)`;
 
 const CSV = "(format csv, delimiter ';')";
@@ -80,7 +100,9 @@ export async function copyCsv(db: Database, query: SQL): Promise<{ csv: Uint8Arr
     return client.transaction(async (transaction) => {
       await transaction.exec(SETTINGS);
       await transaction.query(SET_PARAMETERS, values);
-      const types = params.length ? typesOf(await transaction.exec(typesProbe(text))) : [];
+      const types = await parameterTypes(text, params.length, async () =>
+        typesOf(await transaction.exec(typesProbe(text))),
+      );
       const result = await transaction.query(`${copy(types)} to '/dev/blob' with ${CSV}`);
       const csv = result.blob ? new Uint8Array(await result.blob.arrayBuffer()) : new Uint8Array();
       return { csv, rows: result.affectedRows ?? 0 };
@@ -92,9 +114,9 @@ export async function copyCsv(db: Database, query: SQL): Promise<{ csv: Uint8Arr
     try {
       await connection.query(`begin; ${SETTINGS}`);
       await connection.query(SET_PARAMETERS, values);
-      const types = params.length
-        ? typesOf((await connection.query(typesProbe(text))) as unknown as pg.QueryResult[])
-        : [];
+      const types = await parameterTypes(text, params.length, async () =>
+        typesOf((await connection.query(typesProbe(text))) as unknown as pg.QueryResult[]),
+      );
       const stream = connection.query(copyTo(`${copy(types)} to stdout with ${CSV}`));
       const chunks: Buffer[] = [];
       for await (const chunk of stream) chunks.push(chunk as Buffer);

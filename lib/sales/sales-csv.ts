@@ -21,6 +21,8 @@ const BOM = "\uFEFF";
 export interface CsvStreamOptions {
   /** The stream errors (the download fails) if it has not ended by then, read or not: a stalled client too. */
   deadlineMs?: number;
+  /** Called once if the deadline is what ended it, before `onEnd`. */
+  onDeadline?: () => void;
   /** Called once when the stream ends, fails, is cancelled or runs out of time. */
   onEnd?: () => void;
 }
@@ -32,7 +34,7 @@ export interface CsvStreamOptions {
 export function csvStream(
   header: string[],
   batches: AsyncIterable<Uint8Array>,
-  { deadlineMs, onEnd }: CsvStreamOptions = {},
+  { deadlineMs, onDeadline, onEnd }: CsvStreamOptions = {},
 ): ReadableStream<Uint8Array> {
   const iterator = batches[Symbol.asyncIterator]();
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -49,6 +51,7 @@ export function csvStream(
         controller.enqueue(new TextEncoder().encode(`${BOM}${header.join(";")}\n`));
         if (deadlineMs !== undefined) {
           timer = setTimeout(() => {
+            onDeadline?.();
             controller.error(new Error("The export ran out of time."));
             end();
             void iterator.return?.();

@@ -20,14 +20,17 @@ export default async function SalesPage({ searchParams }: PageProps<"/sales">) {
   const view = parseHistoryView(await searchParams);
   const agent = await requireAgent(`/sales${historyQuery(view)}`);
   const supervisor = agent.role === "supervisor";
+  const title = (
+    <h1 id="sales-title" className="text-2xl font-semibold">
+      {supervisor ? "Vendas da equipe" : "Minhas vendas"}
+    </h1>
+  );
   // Every page, search or not, reads the ledger: counted per person (lib/dal/limits.ts).
   const spent = await spendLimit("history", agent);
   if (!spent.ok) {
     return (
       <section aria-labelledby="sales-title" className="space-y-6">
-        <h1 id="sales-title" className="text-2xl font-semibold">
-          {supervisor ? "Vendas da equipe" : "Minhas vendas"}
-        </h1>
+        {title}
         <p role="alert" className={`${noticeClass("warning")} text-sm`}>
           {limitedMessage(spent.retryAfterSeconds)}
         </p>
@@ -44,9 +47,7 @@ export default async function SalesPage({ searchParams }: PageProps<"/sales">) {
   return (
     <section aria-labelledby="sales-title" className="space-y-6">
       <div className="flex flex-wrap items-baseline justify-between gap-2">
-        <h1 id="sales-title" className="text-2xl font-semibold">
-          {supervisor ? "Vendas da equipe" : "Minhas vendas"}
-        </h1>
+        {title}
         <a
           href={`/sales/export${historyQuery({ filter })}`}
           download
