@@ -84,6 +84,12 @@ function createMetrics() {
       labelNames: ["method", "reason"] as const,
       registers,
     }),
+    idpErrors: new Counter({
+      name: "partner_sales_oidc_idp_errors_total",
+      help: "Errors the partner's IdP answered a sign-in with, by where (authorization, token) and code (or 'other').",
+      labelNames: ["from", "error"] as const,
+      registers,
+    }),
     limitedRequests: new Counter({
       name: "partner_sales_limited_requests_total",
       help: "Requests refused for a limit (429): sales, known-customer checks, history pages, exports.",
@@ -150,6 +156,11 @@ export function observeSale(outcome: SaleMetricOutcome, seconds: number): void {
 
 export function countSignInRefusal(method: SignInMethod, reason: string): void {
   metrics().signInRefusals.inc({ method, reason });
+}
+
+/** An error code the IdP answered (lib/auth/idp-error.ts): `invalid_client` is the set-up, not an outage. */
+export function countIdpError(from: "authorization" | "token", error: string): void {
+  metrics().idpErrors.inc({ from, error });
 }
 
 /** What a request was refused for (lib/dal/limits.ts): its label in `partner_sales_limited_requests_total`. */

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { encode } from "next-auth/jwt";
 import { getConfig } from "@/lib/env";
 import { log } from "@/lib/log";
+import { metrics } from "@/lib/metrics";
 import {
   diagnose,
   forgetDiscoveries,
@@ -50,6 +51,11 @@ describe("diagnose", () => {
     });
     expect(diagnose(attempt(authError("OAuthCallbackError"), "login_required"))).toMatchObject({
       failure: "oidc_failed",
+    });
+    // A client the IdP does not allow this flow is the set-up, not something to try again.
+    expect(diagnose(attempt(authError("OAuthCallbackError"), "unauthorized_client"))).toMatchObject({
+      failure: "oidc_misconfigured",
+      idpError: { code: "unauthorized_client", from: "authorization" },
     });
     // Whatever the IdP (or an attacker) wrote there is not copied to the log unless it is one plain word.
     expect(diagnose(attempt(authError("OAuthCallbackError"), "<script>"))).toEqual({
@@ -140,7 +146,14 @@ describe("withOidcAttempt", () => {
       ],
       [
         "auth.oidc_sign_in_failed",
-        { stage: "callback", reason: "oidc_cancelled", error: "OAuthCallbackError", detail: "access_denied" },
+        {
+          stage: "callback",
+          reason: "oidc_cancelled",
+          error: "OAuthCallbackError",
+          detail: "access_denied",
+          idpError: "access_denied",
+          idpErrorFrom: "authorization",
+        },
       ],
     ]);
     // And each is a failed sign-in in the security log, without the error's text.
@@ -172,6 +185,97 @@ describe("withOidcAttempt", () => {
 
     const refused = await withOidcAttempt("start", () => idpFetch(`http://127.0.0.1:${port}/`));
     expect(refused).toEqual({ ok: false, failure: "oidc_unreachable" });
+  });
+
+  it("reads the token endpoint's own error, from WWW-Authenticate or the body, and counts it", async () => {
+    vi.spyOn(log, "warn").mockImplementation(() => {});
+    const answers = [
+      // oidc-provider and Keycloak: a 401 whose header and body both name it.
+      {
+        status: 401,
+        headers: {
+          "www-authenticate": 'Basic realm="idp", error="invalid_client", error_description="nope"',
+        },
+        body: JSON.stringify({ error: "invalid_client", error_description: "client authentication failed" }),
+      },
+      // Entra ID: a 401 with the body alone, its description naming the expired secret.
+      {
+        status: 401,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          error: "invalid_client",
+          error_description: "AADSTS7000222: keys are expired for 'ana@parceira.example'.\r\n",
+        }),
+      },
+      // The header alone, unquoted, over an HTML page.
+      { status: 401, headers: { "www-authenticate": "Basic error=unauthorized_client" }, body: "<html>" },
+      // An IdP that quotes the code it refused: the log never holds it.
+      {
+        status: 400,
+        headers: {},
+        body: JSON.stringify({ error: "invalid_grant", error_description: "code the-code-1234 was used" }),
+      },
+    ];
+    let next = 0;
+    const server = createServer((_request, response) => {
+      const answer = answers[next++]!;
+      response.writeHead(answer.status, answer.headers).end(answer.body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const counted = async () => {
+      const metric = await metrics().registry.getSingleMetric("partner_sales_oidc_idp_errors_total")!.get();
+      const found = metric.values.find(
+        ({ labels }) => labels.from === "token" && labels.error === "invalid_client",
+      );
+      return found?.value ?? 0;
+    };
+    const before = await counted();
+    const tokenRequest = async () => {
+      const response = await idpFetch(`http://127.0.0.1:${port}/token`, {
+        method: "POST",
+        body: new URLSearchParams({ grant_type: "authorization_code", code: "the-code-1234" }),
+      });
+      // Auth.js then throws at the refusal it cannot name.
+      if (!response.ok)
+        throw authError("CallbackRouteError", {
+          err: protocolError("OAUTH_WWW_AUTHENTICATE_CHALLENGE", "challenge"),
+        });
+    };
+    try {
+      const results = [];
+      for (let index = 0; index < answers.length; index += 1) {
+        results.push(await withOidcAttempt("callback", tokenRequest, await started()));
+      }
+      expect(results.map((result) => !result.ok && result.failure)).toEqual([
+        "oidc_misconfigured",
+        "oidc_misconfigured",
+        "oidc_misconfigured",
+        "oidc_failed",
+      ]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    const lines = vi.mocked(log.warn).mock.calls.filter(([event]) => event === "auth.oidc_sign_in_failed");
+    expect(lines.map(([, fields]) => fields)).toEqual([
+      expect.objectContaining({
+        reason: "oidc_misconfigured",
+        idpError: "invalid_client",
+        idpErrorFrom: "token",
+        idpErrorDescription: "client authentication failed",
+      }),
+      expect.objectContaining({
+        idpError: "invalid_client",
+        idpErrorDescription: "AADSTS7000222: keys are expired for '<e-mail>'.",
+      }),
+      expect.objectContaining({ idpError: "unauthorized_client", detail: "unauthorized_client" }),
+      expect.objectContaining({
+        reason: "oidc_failed",
+        idpError: "invalid_grant",
+        idpErrorDescription: "code <redacted> was used",
+      }),
+    ]);
+    expect(await counted()).toBe(before + 2);
   });
 
   it("sends nothing to an IdP address that is not https (loopback aside)", async () => {

@@ -6,10 +6,11 @@ import { OIDC_PROVIDER_ID } from "@/lib/config/oidc";
 import { doorName } from "./doors";
 import { resolveAuthSecret } from "./secret";
 import { authCookies } from "./session-cookie";
+import { failureForIdpError, idpErrorLabel, idpErrorOf, type IdpError } from "./idp-error";
 import type { OidcErrorCode } from "./oidc-errors";
 import { getConfig } from "@/lib/env";
 import { log } from "@/lib/log";
-import { countSignInRefusal } from "@/lib/metrics";
+import { countIdpError, countSignInRefusal } from "@/lib/metrics";
 import { securityEvent } from "@/lib/security-log";
 
 /**
@@ -25,6 +26,10 @@ interface Attempt {
   idpError?: string | null;
   /** A callback whose state cookie is missing, does not decrypt, or names another state than the callback's. */
   missingState?: boolean;
+  /** What the token endpoint said when it refused (`invalid_client`…), read from its answer before Auth.js. */
+  tokenError?: IdpError;
+  /** Our side of the client's set-up failed before anything was sent (a key that will not sign). */
+  misconfigured?: { detail: string };
 }
 
 const attempts = new AsyncLocalStorage<Attempt>();
@@ -57,6 +62,10 @@ export async function idpFetch(input: RequestInfo | URL, init?: RequestInit): Pr
   try {
     const response = await fetch(input, { ...init, signal });
     if (response.status >= 500 && attempt) attempt.unreachable ??= { detail: `http_${response.status}` };
+    // A refusal from the token endpoint (the only POST): Auth.js keeps only "a challenge" or "an error", not which.
+    if (attempt && !response.ok && response.status < 500 && isPost(input, init)) {
+      attempt.tokenError ??= await idpErrorOf(response, secretsOf(init));
+    }
     if (attempt && response.ok && readsDiscovery) {
       const fresh = {
         body: await response.text(),
@@ -87,9 +96,24 @@ const discoveries = ((
   globalThis as { __partnerSalesDiscoveries?: Map<string, Discovery> }
 ).__partnerSalesDiscoveries ??= new Map<string, Discovery>());
 
+/**
+ * What the token request carried that an IdP might quote back in its error's description: the code, the PKCE
+ * verifier, the client's secret or assertion (and the configured secret, which HTTP Basic sent in a header).
+ */
+function secretsOf(init?: RequestInit): string[] {
+  const body = init?.body instanceof URLSearchParams ? init.body : new URLSearchParams();
+  const clientAuth = getConfig().oidc?.clientAuth;
+  return [
+    ...["code", "code_verifier", "client_secret", "client_assertion"].map((name) => body.get(name) ?? ""),
+    clientAuth && "secret" in clientAuth ? clientAuth.secret : "",
+  ].filter((value) => value.length >= 4);
+}
+
+const methodOf = (input: RequestInfo | URL, init?: RequestInit) =>
+  (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase();
+const isPost = (input: RequestInfo | URL, init?: RequestInit) => methodOf(input, init) === "POST";
 const isDiscovery = (url: URL, input: RequestInfo | URL, init?: RequestInit) =>
-  (init?.method ?? (input instanceof Request ? input.method : "GET")).toUpperCase() === "GET" &&
-  url.pathname.endsWith("/.well-known/openid-configuration");
+  methodOf(input, init) === "GET" && url.pathname.endsWith("/.well-known/openid-configuration");
 
 const discoveryResponse = (discovery: Discovery) =>
   new Response(discovery.body, { status: 200, headers: { "content-type": discovery.contentType } });
@@ -104,6 +128,12 @@ function networkProblemOf(error: unknown): string {
     return "timeout";
   const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
   return typeof cause?.code === "string" ? cause.code : "network";
+}
+
+/** The client's own set-up failed inside an attempt (lib/auth/oidc-client-auth.ts): the operator's to fix. */
+export function noteMisconfiguration(detail: string): void {
+  const attempt = attempts.getStore();
+  if (attempt) attempt.misconfigured ??= { detail };
 }
 
 /** Auth.js's logger hands its errors here first: inside an attempt they belong to its one log line (true). */
@@ -127,6 +157,8 @@ interface Diagnosis {
   /** For the log: which error, and a safe word on why. */
   error?: string;
   detail?: string;
+  /** The IdP's own error code, and where it came from (the authorization response or the token endpoint). */
+  idpError?: { code: string; from: "authorization" | "token"; description?: string };
 }
 
 const SAFE_WORD = /^[\w.:-]{1,64}$/;
@@ -136,20 +168,35 @@ const safeWord = (value: unknown) => (typeof value === "string" && SAFE_WORD.tes
 export function diagnose(attempt: Attempt): Diagnosis {
   if (attempt.missingState) return { failure: "oidc_state_mismatch", error: "StateCookieMismatch" };
   if (attempt.unreachable) return { failure: "oidc_unreachable", detail: attempt.unreachable.detail };
+  if (attempt.misconfigured) return { failure: "oidc_misconfigured", detail: attempt.misconfigured.detail };
   const error = attempt.error;
-  if (!(error instanceof Error)) return { failure: "oidc_failed" };
-  const authType: unknown = (error as { type?: unknown }).type;
-  const type = typeof authType === "string" ? authType : error.name;
-  const cause = (error as { cause?: { err?: unknown } }).cause;
+  const authType: unknown = (error as { type?: unknown } | undefined)?.type;
+  const type = typeof authType === "string" ? authType : error instanceof Error ? error.name : undefined;
+  const cause = (error as { cause?: { err?: unknown } } | undefined)?.cause;
+  // Auth.js wraps what the signIn callback or the session's start threw (our database) in these two.
+  const wraps = type === "CallbackRouteError" || type === "AccessDenied";
+  const inner = wraps && cause?.err instanceof Error ? cause.err : error;
+  // The token endpoint refused (`invalid_client`: a wrong or expired secret, a method the client is not allowed).
+  if (attempt.tokenError) {
+    const { code, description } = attempt.tokenError;
+    return {
+      failure: failureForIdpError(code),
+      error: inner instanceof Error && isProtocolError(inner) ? `${type}/${inner.code}` : type,
+      detail: code,
+      idpError: { code, from: "token", ...(description ? { description } : {}) },
+    };
+  }
+  if (!(error instanceof Error) || !(inner instanceof Error)) return { failure: "oidc_failed" };
 
   // The IdP answered the authorization request with an error (Auth.js has checked its state by then);
-  // `access_denied` is the agent pressing "cancel".
+  // `access_denied` is the agent pressing "cancel", `unauthorized_client` a client the IdP does not allow.
   if (type === "OAuthCallbackError") {
     const code = safeWord(attempt.idpError);
     return {
-      failure: code === "access_denied" ? "oidc_cancelled" : "oidc_failed",
+      failure: code ? failureForIdpError(code) : "oidc_failed",
       error: type,
       detail: code,
+      ...(code ? { idpError: { code, from: "authorization" as const } } : {}),
     };
   }
   // The state, PKCE or nonce cookie is missing or was not ours: another browser, an expired or forged attempt.
@@ -157,9 +204,6 @@ export function diagnose(attempt: Attempt): Diagnosis {
   if (type === "InvalidCheck" || type === "MissingCSRF")
     return { failure: "oidc_state_mismatch", error: type };
 
-  // Auth.js wraps what the signIn callback or the session's start threw (our database) in these two.
-  const wraps = type === "CallbackRouteError" || type === "AccessDenied";
-  const inner = wraps && cause?.err instanceof Error ? cause.err : error;
   if (isProtocolError(inner)) {
     const mismatch = /"(state|nonce)"/.test(inner.message);
     // A token endpoint's refusal names itself (`invalid_grant`: a code replayed or expired).
@@ -238,11 +282,24 @@ export async function withOidcAttempt<T>(
 }
 
 async function failed<T>(stage: OidcStage, attempt: Attempt): Promise<OidcAttemptResult<T>> {
-  const { failure, error, detail } = diagnose(attempt);
-  const fields = { stage, reason: failure, ...(error ? { error } : {}), ...(detail ? { detail } : {}) };
+  const { failure, error, detail, idpError } = diagnose(attempt);
+  const fields = {
+    stage,
+    reason: failure,
+    ...(error ? { error } : {}),
+    ...(detail ? { detail } : {}),
+    ...(idpError
+      ? {
+          idpError: idpError.code,
+          idpErrorFrom: idpError.from,
+          ...(idpError.description ? { idpErrorDescription: idpError.description } : {}),
+        }
+      : {}),
+  };
   if (failure === "sign_in_unavailable") log.error("auth.oidc_sign_in_failed", fields);
   else log.warn("auth.oidc_sign_in_failed", fields);
   countSignInRefusal("oidc", failure);
+  if (idpError) countIdpError(idpError.from, idpErrorLabel(idpError.code));
   const issuer = getConfig().oidc?.issuer;
   await securityEvent("auth.sign_in", {
     outcome: "failure",

@@ -8,6 +8,7 @@ export type OidcErrorCode =
   | "oidc_cancelled"
   | "oidc_state_mismatch"
   | "oidc_failed"
+  | "oidc_misconfigured"
   | "oidc_email_missing"
   | "oidc_email_unverified"
   | "oidc_domain_refused"
@@ -23,6 +24,8 @@ export const OIDC_MESSAGES: Readonly<Record<OidcErrorCode, string>> = {
     "Esta entrada expirou ou não começou neste navegador. Use o botão de entrada novamente, nesta mesma janela.",
   oidc_failed:
     "Não foi possível concluir a entrada pelo login da sua empresa. Tente novamente; se continuar, avise o suporte.",
+  oidc_misconfigured:
+    "O login da sua empresa recusou este Partner Sales: há um problema na configuração do provedor de identidade. Tentar de novo não resolve; avise o suporte.",
   oidc_email_missing:
     "O login da sua empresa não informou o seu e-mail, e sem ele não é possível entrar. Avise o suporte.",
   oidc_email_unverified:

@@ -1,8 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { OidcConfig } from "@/lib/config/oidc";
 import { log } from "@/lib/log";
+import { oidcConfig } from "@/test/oidc-config";
 import { discoveryUrl, idpLogoutUrl } from "./oidc-logout";
 
 let server: Server;
@@ -22,17 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 
-const config = (): OidcConfig => ({
-  issuer,
-  clientId: "partner-sales",
-  clientSecret: "never-sent-here",
-  name: "Keycloak",
-  autoCreate: true,
-  allowedEmailDomains: [],
-  adoptPasswordAccounts: false,
-  roleClaim: undefined,
-  supervisorValues: [],
-});
+const config = () => oidcConfig({ issuer });
 let clock = 1_000_000;
 // Every case a minute after the last one, past the cache.
 const ask = () => idpLogoutUrl(config(), "https://vendas.example", (clock += 61_000));

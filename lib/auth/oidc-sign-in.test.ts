@@ -5,20 +5,15 @@ import type { DatabaseHandle } from "@/lib/db/connection";
 import { findAgentByEmail, insertAgent, setAgentDisabled } from "@/lib/db/queries/agents";
 import { createAgentWithIdentity, findIdentity, inviteIdentity } from "@/lib/db/queries/identities";
 import { testDatabases } from "@/test/databases";
+import { oidcConfig } from "@/test/oidc-config";
 import { signInWithOidc } from "./oidc-sign-in";
 
 const ISSUER = "https://login.parceira.example/realms/atendimento";
-const config: OidcConfig = {
+const config = oidcConfig({
   issuer: ISSUER,
-  clientId: "partner-sales",
-  clientSecret: "secret",
-  name: "Keycloak",
-  autoCreate: true,
-  allowedEmailDomains: [],
-  adoptPasswordAccounts: false,
-  roleClaim: "realm_access.roles",
+  roleClaim: { text: "realm_access.roles", steps: ["realm_access", "roles"] },
   supervisorValues: ["supervisor"],
-};
+});
 
 function person(overrides: Record<string, unknown> = {}) {
   const id = randomUUID().slice(0, 8);
@@ -265,6 +260,33 @@ describe.each(testDatabases)("OIDC sign-in on $name", ({ open }) => {
     expect(await signIn(unsaid)).toEqual({ ok: false, refusal: "oidc_email_unverified" });
     expect(await findAgentByEmail(handle.db, claims.email)).toBeUndefined();
     expect(await signIn(claims)).toMatchObject({ ok: true, outcome: "created" });
+  });
+
+  it("takes an e-mail the IdP does not vouch for only from an issuer the operator trusts", async () => {
+    const upn = { emailClaim: { text: "upn", steps: ["upn"] } };
+    const domains = { allowedEmailDomains: ["parceira.example"] };
+    const { email: address, email_verified: _, ...rest } = person({ email: "edu@parceira.example" });
+    const claims = { ...rest, upn: address };
+    expect(await signIn(claims, upn)).toEqual({ ok: false, refusal: "oidc_email_unverified" });
+    expect(await signIn(claims, { ...upn, ...domains })).toEqual({
+      ok: false,
+      refusal: "oidc_email_unverified",
+    });
+    expect(await signIn(claims, { ...upn, ...domains, trustUnverifiedEmails: true })).toMatchObject({
+      ok: true,
+      outcome: "created",
+      agent: { email: "edu@parceira.example" },
+    });
+    // Trusted, an explicit "false" still stands.
+    const doubted = person({ email: "fabi@parceira.example", email_verified: "false" });
+    expect(await signIn(doubted, { trustUnverifiedEmails: true })).toEqual({
+      ok: false,
+      refusal: "oidc_email_unverified",
+    });
+    expect(await signIn({ ...doubted, email_verified: "true" })).toMatchObject({
+      ok: true,
+      outcome: "created",
+    });
   });
 
   it("refuses a token that names nobody storable", async () => {

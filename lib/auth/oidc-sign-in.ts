@@ -46,7 +46,7 @@ export async function signInWithOidc(
   config: OidcConfig,
   now: Date = new Date(),
 ): Promise<OidcSignIn> {
-  const person = personFromClaims(claims);
+  const person = personFromClaims(claims, config);
   if (!person) return refuse("oidc_failed");
   const role = roleFromClaims(claims, config);
   const key = { kind: "oidc" as const, issuer: person.issuer, subject: person.subject };

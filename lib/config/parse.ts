@@ -323,9 +323,13 @@ function plansFrom(env: RawEnv, mode: Config["mode"], cwd: string): Plan[] | nul
 }
 
 /** Who may sign in, and how: at least one way must be left once passwords are off. */
-function signInFrom(env: RawEnv, embed: Config["embed"]): Pick<Config, "oidc" | "passwordSignIn"> {
+function signInFrom(
+  env: RawEnv,
+  embed: Config["embed"],
+  cwd: string,
+): Pick<Config, "oidc" | "passwordSignIn"> {
   try {
-    const oidc = parseOidc(env);
+    const oidc = parseOidc(env, cwd);
     // The authorization code and the client secret cross this URL: never in clear text off this machine.
     if (oidc) requireHttps("OIDC_ISSUER", oidc.issuer);
     const passwordSignIn = parseSwitch(env, "PASSWORD_SIGN_IN", true);
@@ -383,7 +387,7 @@ export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
   if (mode === "live") for (const origin of allowedOrigins) requireHttps("EMBED_ALLOWED_ORIGINS", origin);
 
   const embed = embedFrom(env, cwd, allowedOrigins);
-  const signIn = signInFrom(env, embed);
+  const signIn = signInFrom(env, embed, cwd);
 
   const databaseUrl = text(env, "DATABASE_URL");
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
