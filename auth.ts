@@ -267,10 +267,11 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
         };
       }
       // Every later read of the cookie by Auth.js (`/api/auth/session`, sign-out) meets the same check as the
-      // app's pages; null makes Auth.js drop the cookie. The role is the session's, as the row says now.
+      // app's pages; null makes Auth.js drop the cookie. The role is the session's and the name and e-mail the
+      // account's, as the database says now (a later sign-in through the IdP may have renamed them).
       if (!token.sub || !token.sid) return null;
       const live = await liveSessionAgent({ agentId: token.sub, sessionId: token.sid });
-      return live ? { ...token, role: live.role } : null;
+      return live ? { ...token, role: live.role, name: live.name, email: live.email } : null;
     },
     session({ session, token }) {
       if (token.sub) session.user.id = token.sub;
