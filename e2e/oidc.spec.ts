@@ -1,5 +1,6 @@
 import { request as playwrightRequest, type Page } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
+import pg from "pg";
 import { freePort } from "../bench/lib/processes";
 import { signInMessageFor, type SignInErrorCode } from "../lib/auth/sign-in-errors";
 import { expect, test } from "./fixtures";
@@ -145,6 +146,52 @@ test.describe("with passwords and OIDC", () => {
     await supervisor.context().close();
   });
 
+  test("the session endpoint answers the live name and role: both changed by a later sign-in through the IdP", async ({
+    browser,
+  }) => {
+    const user = IDP_USERS.lucas;
+    const signedIn = async () => {
+      const page = await newPage(browser, app.url);
+      await signInThroughIdp(page, user);
+      await expect(page.getByRole("heading", { level: 1, name: "Nova venda" })).toBeVisible();
+      return page;
+    };
+    type Answer = { user?: { id: string; role: string; name: string; email: string } } | null;
+    const answer = async (page: Page) =>
+      (await (await page.request.get("/api/auth/session")).json()) as Answer;
+
+    const first = await signedIn();
+    expect((await answer(first))?.user).toMatchObject({ role: "supervisor", name: user.name });
+    // The IdP renames them; their next sign-in (another desk) brings the name, which the first session answers too.
+    idp.rename(user, "Lucas Prado Filho");
+    const second = await signedIn();
+    for (const page of [first, second]) {
+      expect((await answer(page))?.user).toMatchObject({ role: "supervisor", name: "Lucas Prado Filho" });
+    }
+    // The account's e-mail changed in the database (as an operator's correction would): the answer follows it.
+    const database = new pg.Client({ host: app.dataDir, port: 5432, user: "postgres", database: "postgres" });
+    await database.connect();
+    try {
+      const { id } = (await answer(first))!.user!;
+      await database.query("update agents set email = $1 where id = $2", [
+        "lucas.prado@parceira.example",
+        id,
+      ]);
+      expect((await answer(first))?.user).toMatchObject({ email: "lucas.prado@parceira.example" });
+    } finally {
+      await database.end();
+    }
+    // The IdP takes the role away: the next sign-in is an agent's, and so, at once, are the sessions already open.
+    idp.setRoles(user, []);
+    const third = await signedIn();
+    for (const page of [first, second, third]) {
+      expect((await answer(page))?.user).toMatchObject({ role: "agent", name: "Lucas Prado Filho" });
+    }
+    // The pages say the same: the supervisor's dashboard is not found for the first desk any more.
+    expect((await first.goto("/dashboard"))?.status()).toBe(404);
+    for (const page of [first, second, third]) await page.context().close();
+  });
+
   test("a person whose e-mail domain is not allowed is refused with its message", async ({ browser }) => {
     const page = await newPage(browser, app.url);
     await signInThroughIdp(page, IDP_USERS.outsider);
@@ -226,10 +273,16 @@ test.describe("with passwords and OIDC", () => {
         "oidc_state_mismatch",
       ],
       [
-        "the IdP's error on the real state",
+        "the IdP's error on the real state: its own trouble",
         query({ code: null, error: "server_error" }),
         cookie,
-        "oidc_failed",
+        "oidc_unreachable",
+      ],
+      [
+        "the IdP's error on the real state: a client it does not allow",
+        query({ code: null, error: "unauthorized_client" }),
+        cookie,
+        "oidc_misconfigured",
       ],
     ];
     const client = await playwrightRequest.newContext({ baseURL: app.url });
@@ -268,7 +321,9 @@ test.describe("with passwords and OIDC", () => {
     expect(log).toContain(
       '"event":"auth.oidc_sign_in_failed","stage":"callback","reason":"oidc_state_mismatch"',
     );
-    expect(log).toContain('"detail":"invalid_grant: server responded with an error in the response body"');
+    expect(log).toContain(
+      '"error":"CallbackRouteError/OAUTH_RESPONSE_BODY_ERROR","detail":"invalid_grant","idpError":"invalid_grant","idpErrorFrom":"token"',
+    );
     expect(log).not.toContain(code);
   });
 
