@@ -15,6 +15,7 @@ import {
   type IdentityProviderProcess,
 } from "./support/identity-provider-process";
 import { expectRefused, newPage, sessionOf } from "./support/oidc";
+import { logLines } from "./support/security-lines";
 
 // A partner's IdP set up the way enterprise ones often are, in a process of its own: an issuer with a path, ID
 // tokens signed ES256 or PS256 (a key each) and good for 20 s, the e-mail only in `preferred_username` with no
@@ -116,14 +117,7 @@ async function signInAt(browser: Browser, instance: AppInstance, user: IdpUser):
   return page;
 }
 
-type LogLine = Record<string, unknown>;
-const linesOf = (instance: AppInstance, event: string): LogLine[] =>
-  instance
-    .log()
-    .split("\n")
-    .filter((line) => line.startsWith("{"))
-    .map((line) => JSON.parse(line) as LogLine)
-    .filter((line) => line.event === event);
+const linesOf = (instance: AppInstance, event: string) => logLines(instance.log(), event);
 
 const landed = async (page: Page) => {
   await expect(page.getByRole("heading", { level: 1, name: "Nova venda" })).toBeVisible();
