@@ -30,9 +30,8 @@ import {
 import { endAgentSessions, listOpenSessions, type EndedSession } from "../lib/db/queries/sessions";
 import type { Agent, AgentIdentity, AgentRole, IdentityKind } from "../lib/db/schema";
 import { doorName, type Door } from "../lib/auth/doors";
-import { scrubPersonalData } from "../lib/log";
 import { endedSessionEvent, sessionTag } from "../lib/security-log/line";
-import { cliSecurityEvent, CommandError, runCli, UsageError, type CliContext } from "./cli";
+import { cliSecurityEvent, CommandError, optionalReason, runCli, UsageError, type CliContext } from "./cli";
 
 const USAGE = `Manage agent accounts and the doors they sign in by.
 
@@ -98,21 +97,6 @@ function passwordFrom(
 /** What the operator gives or is given: a password set here is for one sign-in (ASVS V6.4.1). */
 function passwordNote(password: string, generated: boolean): string {
   return `${generated ? `\nPassword: ${password}` : ""}\nThe agent must change this password at first sign-in.`;
-}
-
-/** Why the operator acts, for the audit trail: a ticket, never a person's data (the trail is kept as it is). */
-function optionalReason(value: string | undefined): string | null {
-  if (value === undefined) return null;
-  const reason = value.trim();
-  if (!reason) throw new UsageError("--reason says why: the request's ticket, in a few words.");
-  if (reason.length > 500) throw new UsageError("--reason has at most 500 characters.");
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(reason))
-    throw new UsageError("--reason must not hold control characters.");
-  if (scrubPersonalData(reason) !== reason)
-    throw new UsageError(
-      "--reason must not hold an e-mail, phone or document number: give the ticket instead.",
-    );
-  return reason;
 }
 
 function describe(agent: Agent): string {

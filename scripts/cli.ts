@@ -101,3 +101,18 @@ export async function runCli(
     await handle?.close();
   }
 }
+
+/** Why the operator acts, for the audit trail: a ticket, never a person's data (the trail is kept as it is). */
+export function optionalReason(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  const reason = value.trim();
+  if (!reason) throw new UsageError("--reason says why: the request's ticket, in a few words.");
+  if (reason.length > 500) throw new UsageError("--reason has at most 500 characters.");
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(reason))
+    throw new UsageError("--reason must not hold control characters.");
+  if (scrubPersonalData(reason) !== reason)
+    throw new UsageError(
+      "--reason must not hold an e-mail, phone or document number: give the ticket instead.",
+    );
+  return reason;
+}

@@ -15,7 +15,7 @@ export interface CliResult {
  * socket.
  */
 export function runTool(
-  name: "agents" | "customers" | "audit",
+  name: "agents" | "customers" | "audit" | "api-keys",
   args: string[],
   env: Record<string, string>,
   input = "",

@@ -33,8 +33,10 @@ describe.each(testDatabases)("sign-in on $name", ({ open }) => {
     expect(rows.map((row) => row.table_name)).toEqual([
       "agent_identities",
       "agents",
+      "api_keys",
       "audit_events",
       "embed_token_uses",
+      "integrations",
       "job_leases",
       "recovery_codes",
       "request_budgets",

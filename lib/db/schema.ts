@@ -128,6 +128,51 @@ export const requestBudgets = pgTable("request_budgets", {
   used: integer("used").notNull(),
 });
 
+/**
+ * A partner's system that uses the REST API with keys (its CRM, dialer, portal backend): the door `api-key:<name>`,
+ * and the seller of the sales its keys make.
+ */
+export const integrations = pgTable(
+  "integrations",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    /** What the operator called it (`npm run api-keys -- create --name`): lower case, letters, digits, `-`, `_`. */
+    name: text("name").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [uniqueIndex("integrations_name_key").on(table.name)],
+);
+export type Integration = typeof integrations.$inferSelect;
+
+/**
+ * An integration's API keys (lib/auth/api-keys.ts). The key is shown once, when made; only its SHA-256 is kept (a
+ * key holds 256 random bits: nothing to guess, so no slow hash). Several may be live at once: rotation.
+ */
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    integrationId: uuid("integration_id")
+      .notNull()
+      .references(() => integrations.id),
+    /** The key's first characters (`psk_` and 8 more): how lists, logs and the trail name it; never enough to use it. */
+    prefix: text("prefix").notNull(),
+    /** SHA-256 of the whole key, hex. */
+    secretHash: text("secret_hash").notNull(),
+    scopes: text("scopes").array().notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    /** Written at most once a minute, as sessions' last seen. */
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    revokedAt: timestamp("revoked_at", { withTimezone: true }),
+  },
+  (table) => [
+    uniqueIndex("api_keys_prefix_key").on(table.prefix),
+    index("api_keys_integration_idx").on(table.integrationId),
+  ],
+);
+export type ApiKey = typeof apiKeys.$inferSelect;
+
 export const sessionMethod = pgEnum("session_method", ["password", "portal", "oidc"]);
 
 /** Why a session ended, for the security log and the CLI. */
@@ -462,6 +507,10 @@ export const auditAction = pgEnum("audit_action", [
   "agent.second_factor_removed",
   "agent.second_factor_reset",
   "agent.recovery_codes_generated",
+  "api_key.created",
+  "api_key.revoked",
+  "api_key.expiry_set",
+  "api_key.refused",
 ]);
 
 export const auditEvents = pgTable(

@@ -27,7 +27,11 @@ export type SecurityEventName =
   | "account.second_factor_removed"
   /** The operator removed every factor and recovery code (`npm run agents -- reset-second-factor`). */
   | "account.second_factor_reset"
-  | "account.recovery_codes_generated";
+  | "account.recovery_codes_generated"
+  /** An operator made, revoked or set to expire an integration's API key (`npm run api-keys`). */
+  | "api_key.created"
+  | "api_key.revoked"
+  | "api_key.expiry_set";
 
 export interface SecurityEventFields {
   outcome: "success" | "failure";
