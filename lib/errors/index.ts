@@ -34,6 +34,12 @@ export type RequestErrorCode =
   | "sign_in_unavailable"
   | "metrics_token_required"
   | "metrics_off"
+  /** /api/v1 without `Authorization: Bearer <API key>`: 401 with WWW-Authenticate. */
+  | "api_key_required"
+  /** An API key that is unknown, revoked, expired or not what was issued: 401, one code for all (the log says which). */
+  | "api_key_invalid"
+  /** A live API key without the scope the endpoint needs: 403. */
+  | "insufficient_scope"
   // What the frame shows and tells its portal (./embed.ts): the portal token's, the session's, service_unavailable.
   | EmbedErrorCode;
 
@@ -129,6 +135,19 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
     message: "Métricas só com o token de métricas: envie Authorization: Bearer <METRICS_TOKEN>.",
   },
   metrics_off: { status: 404, message: "Métricas desligadas: defina METRICS_TOKEN para publicá-las." },
+  api_key_required: {
+    status: 401,
+    message: "Envie a chave da integração: Authorization: Bearer <chave>.",
+  },
+  api_key_invalid: {
+    status: 401,
+    message:
+      "Chave de API desconhecida, revogada ou expirada. Peça uma chave válida ao operador do Partner Sales.",
+  },
+  insufficient_scope: {
+    status: 403,
+    message: "Esta chave de API não tem permissão para esta operação. Peça ao operador o escopo indicado.",
+  },
   "partner_api.invalid_client": { status: 502, message: CREDENTIALS },
   "partner_api.token_rejected": { status: 502, message: CREDENTIALS },
   "partner_api.unauthorized": { status: 502, message: CREDENTIALS },

@@ -52,18 +52,19 @@ const lastWritten = new Map<string, number>();
 /**
  * The same event about the same thing (a replayed cookie, a forged one from one address) written once every few
  * minutes per instance, however often a browser or a script repeats the request: the log shows it, and cannot be
- * flooded with it.
+ * flooded with it. True when this call wrote it.
  */
 export async function securityEventOnce(
   key: string,
   event: SecurityEventName,
   fields: SecurityEventFields,
   now = Date.now(),
-): Promise<void> {
+): Promise<boolean> {
   const last = lastWritten.get(key);
-  if (last !== undefined && now - last < REPEAT_AFTER_MS) return;
+  if (last !== undefined && now - last < REPEAT_AFTER_MS) return false;
   lastWritten.delete(key);
   if (lastWritten.size >= MAX_REMEMBERED) lastWritten.delete(lastWritten.keys().next().value!);
   lastWritten.set(key, now);
   await securityEvent(event, fields);
+  return true;
 }

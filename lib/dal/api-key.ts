@@ -1,0 +1,121 @@
+import "server-only";
+import { apiKeyMatches, apiKeyPrefix, type ApiScope } from "@/lib/auth/api-keys";
+import type { Database } from "@/lib/db";
+import { recordAuditEvent } from "@/lib/db/queries/audit-events";
+import { apiKeyDoor, findApiKey, touchApiKey, type ApiKeyRecord } from "@/lib/db/queries/api-keys";
+import { errorBody, type ErrorCode } from "@/lib/errors";
+import { noStoreJson } from "@/lib/http/json";
+import { log } from "@/lib/log";
+import { securityEventOnce } from "@/lib/security-log";
+
+/** Who calls /api/v1: an integration, through one of its keys. */
+export interface ApiCaller {
+  integrationId: string;
+  integration: string;
+  keyId: string;
+  prefix: string;
+  scopes: ReadonlySet<string>;
+  /** `api-key:<integration>`: the door in the log and the trail. */
+  door: string;
+}
+
+export type ApiAuthentication = { ok: true; caller: ApiCaller } | { ok: false; response: Response };
+
+const REALM = 'Bearer realm="partner-sales"';
+
+/** Why a key was refused, for the log (the answer says only `api_key_invalid`, whatever it was). */
+type KeyRefusal = "key_malformed" | "key_unknown" | "key_mismatch" | "key_revoked" | "key_expired";
+
+function refusal(code: ErrorCode, challenge: string): ApiAuthentication {
+  const response = noStoreJson(code === "insufficient_scope" ? 403 : 401, errorBody(code));
+  response.headers.set("WWW-Authenticate", challenge);
+  return { ok: false, response };
+}
+
+/** The trail hears of refusals of real keys (revoked, expired, out of scope), once per key and reason a while. */
+async function refused(
+  db: Database,
+  reason: KeyRefusal | "scope_missing",
+  key: ApiKeyRecord | undefined,
+  details: Record<string, string>,
+) {
+  const door = key ? apiKeyDoor({ name: key.integration }) : null;
+  const once = `api-key:${reason}:${key?.prefix ?? details.prefix ?? "-"}`;
+  const written = await securityEventOnce(once, "access.refused", {
+    outcome: "failure",
+    door,
+    agentId: null,
+    reason,
+    details,
+  });
+  // The trail too, as seldom: a system hammering with a revoked key must not flood it.
+  if (written && key && (reason === "key_revoked" || reason === "key_expired" || reason === "scope_missing")) {
+    try {
+      await recordAuditEvent(db, {
+        action: "api_key.refused",
+        actor: door!,
+        door,
+        reason,
+        details,
+      });
+    } catch (error) {
+      log.error("api_key.audit_failed", { error });
+    }
+  }
+}
+
+/**
+ * The one check of /api/v1: `Authorization: Bearer <key>`, a live key (known, not revoked, not expired) whose hash
+ * matches, holding `scope`. Refusals: 401 with `WWW-Authenticate: Bearer` (RFC 6750: `invalid_token` for a key that
+ * was presented), 403 `insufficient_scope` naming the scope. The log names the key by its prefix, never the key.
+ */
+export async function authenticateApiKey(
+  db: Database,
+  request: Request,
+  scope: ApiScope,
+  now = new Date(),
+): Promise<ApiAuthentication> {
+  const header = request.headers.get("authorization") ?? "";
+  const [scheme, presented, ...rest] = header.trim().split(/\s+/);
+  if (!header || scheme?.toLowerCase() !== "bearer" || !presented || rest.length > 0) {
+    return refusal("api_key_required", REALM);
+  }
+  const invalid = () => refusal("api_key_invalid", `${REALM}, error="invalid_token"`);
+  const prefix = apiKeyPrefix(presented);
+  if (!prefix) {
+    await refused(db, "key_malformed", undefined, {});
+    return invalid();
+  }
+  const key = await findApiKey(db, prefix);
+  if (!key || !apiKeyMatches(presented, key.secretHash)) {
+    await refused(db, key ? "key_mismatch" : "key_unknown", key, { prefix });
+    return invalid();
+  }
+  if (key.revokedAt) {
+    await refused(db, "key_revoked", key, { prefix });
+    return invalid();
+  }
+  if (key.expiresAt && key.expiresAt <= now) {
+    await refused(db, "key_expired", key, { prefix });
+    return invalid();
+  }
+  if (!key.scopes.includes(scope)) {
+    await refused(db, "scope_missing", key, { prefix, scope });
+    return refusal("insufficient_scope", `${REALM}, error="insufficient_scope", scope="${scope}"`);
+  }
+  // "Last used" is worth a write once a minute, not once a request.
+  if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= 60_000) {
+    await touchApiKey(db, key.id, now);
+  }
+  return {
+    ok: true,
+    caller: {
+      integrationId: key.integrationId,
+      integration: key.integration,
+      keyId: key.id,
+      prefix: key.prefix,
+      scopes: new Set(key.scopes),
+      door: apiKeyDoor({ name: key.integration }),
+    },
+  };
+}
