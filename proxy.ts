@@ -65,8 +65,9 @@ export const config = {
   // Not static files (next.config.mjs gives them their headers), and not our JSON routes and Auth.js's, which
   // read their bodies within their own limits as the bytes arrive (Next.js buffers a copy of every body the proxy
   // sees) and set their security headers themselves; nor the health checks and metrics, polled every few seconds,
-  // which read no body. Everything else, any 404 included, still passes here.
+  // which read no body; nor the integrations' API (/api/v1), whose routes check their keys and set their headers.
+  // Everything else, any 404 included, still passes here.
   matcher: [
-    "/((?!_next/static|_next/image|embed\\.(?:js|d\\.ts)$|api/(?:sales|health|health/live|metrics|embed/session)$|api/auth/).*)",
+    "/((?!_next/static|_next/image|embed\\.(?:js|d\\.ts)$|api/(?:sales|health|health/live|metrics|embed/session)$|api/auth/|api/v1/).*)",
   ],
 };

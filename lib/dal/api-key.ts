@@ -1,10 +1,10 @@
 import "server-only";
 import { apiKeyMatches, apiKeyPrefix, type ApiScope } from "@/lib/auth/api-keys";
-import type { Database } from "@/lib/db";
+import { getDb, type Database } from "@/lib/db";
 import { recordAuditEvent } from "@/lib/db/queries/audit-events";
 import { apiKeyDoor, findApiKey, touchApiKey, type ApiKeyRecord } from "@/lib/db/queries/api-keys";
 import { errorBody, type ErrorCode } from "@/lib/errors";
-import { noStoreJson } from "@/lib/http/json";
+import { errorResponse, noStoreJson } from "@/lib/http/json";
 import { log } from "@/lib/log";
 import { securityEventOnce } from "@/lib/security-log";
 
@@ -49,7 +49,11 @@ async function refused(
     details,
   });
   // The trail too, as seldom: a system hammering with a revoked key must not flood it.
-  if (written && key && (reason === "key_revoked" || reason === "key_expired" || reason === "scope_missing")) {
+  if (
+    written &&
+    key &&
+    (reason === "key_revoked" || reason === "key_expired" || reason === "scope_missing")
+  ) {
     try {
       await recordAuditEvent(db, {
         action: "api_key.refused",
@@ -118,4 +122,14 @@ export async function authenticateApiKey(
       door: apiKeyDoor({ name: key.integration }),
     },
   };
+}
+
+/** authenticateApiKey for a route handler, on the app's database; its failure is a 503, never a way in. */
+export async function authenticateApiRequest(request: Request, scope: ApiScope): Promise<ApiAuthentication> {
+  try {
+    return await authenticateApiKey(await getDb(), request, scope);
+  } catch (error) {
+    log.error("api_key.check_failed", { error });
+    return { ok: false, response: errorResponse("service_unavailable") };
+  }
 }

@@ -40,6 +40,8 @@ export type RequestErrorCode =
   | "api_key_invalid"
   /** A live API key without the scope the endpoint needs: 403. */
   | "insufficient_scope"
+  /** A path under /api/v1 that names no endpoint: 404 in the API's JSON shape. */
+  | "api_not_found"
   // What the frame shows and tells its portal (./embed.ts): the portal token's, the session's, service_unavailable.
   | EmbedErrorCode;
 
@@ -143,6 +145,10 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
     status: 401,
     message:
       "Chave de API desconhecida, revogada ou expirada. Peça uma chave válida ao operador do Partner Sales.",
+  },
+  api_not_found: {
+    status: 404,
+    message: "Endereço da API desconhecido: confira o caminho e o método na documentação da API (/api/v1).",
   },
   insufficient_scope: {
     status: 403,
