@@ -1,5 +1,8 @@
+import { request as playwrightRequest } from "@playwright/test";
+import { freePort } from "../bench/lib/processes";
 import { expect, test } from "./fixtures";
 import { operatorTool } from "./support/agents-cli";
+import { startAppInstance } from "./support/app-instance";
 
 // The integrations' API, /api/v1, with keys an operator made (npm run api-keys), through plain HTTP as a partner's
 // CRM would call it: no browser, no cookies.
@@ -49,5 +52,33 @@ test("an unknown /api/v1 path is the API's JSON 404, whatever the method", async
     expect(answer.status()).toBe(404);
     expect(await answer.json()).toMatchObject({ error: "api_not_found" });
     expect(answer.headers()["x-content-type-options"]).toBe("nosniff");
+  }
+});
+
+test("an integration's keys share its budget: past API_READS_PER_MINUTE, 429 with Retry-After", async ({}, testInfo) => {
+  testInfo.setTimeout(90_000);
+  const instance = await startAppInstance(await freePort(), { API_READS_PER_MINUTE: "2" });
+  try {
+    const env = { DATA_DIR: instance.dataDir };
+    const keyOf = async (args: string[]) => {
+      const made = await operatorTool("api-keys", args, env);
+      expect(made.status, made.stderr).toBe(0);
+      return /Key: (psk_\S+)/.exec(made.stdout)![1]!;
+    };
+    const first = await keyOf(["create", "--name", "crm", "--scopes", "plans:read"]);
+    const second = await keyOf(["rotate", "--name", "crm"]);
+    const client = await playwrightRequest.newContext({ baseURL: instance.url });
+    const statuses = [];
+    for (const key of [first, second, first]) {
+      statuses.push((await client.get("/api/v1/plans", { headers: bearer(key) })).status());
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+    const refused = await client.get("/api/v1/plans", { headers: bearer(second) });
+    expect(Number(refused.headers()["retry-after"])).toBeGreaterThan(0);
+    expect(await refused.json()).toMatchObject({ error: "rate_limited" });
+    expect(instance.log()).toContain('"reason":"rate_limited"');
+    await client.dispose();
+  } finally {
+    await instance.stop();
   }
 });

@@ -164,7 +164,8 @@ export function countIdpError(from: "authorization" | "token", error: string): v
 }
 
 /** What a request was refused for (lib/dal/limits.ts): its label in `partner_sales_limited_requests_total`. */
-export type RequestLimitName = "sales" | "known_customer" | "history" | "export" | "export_busy";
+export type RequestLimitName =
+  "sales" | "known_customer" | "history" | "export" | "export_busy" | "api_reads";
 
 export function countLimitedRequest(limit: RequestLimitName): void {
   metrics().limitedRequests.inc({ limit });

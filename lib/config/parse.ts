@@ -164,6 +164,10 @@ export interface RequestLimits {
   /** Rows one export may hold (EXPORT_MAX_ROWS) and seconds it may take (EXPORT_MAX_SECONDS). */
   exportMaxRows: number;
   exportMaxMs: number;
+  /** Sales one integration may submit a minute through /api/v1, all its keys together (API_SALES_PER_MINUTE). */
+  apiSalesPerMinute: number;
+  /** Other /api/v1 requests (reads, the changes feed) one integration may make a minute (API_READS_PER_MINUTE). */
+  apiReadsPerMinute: number;
 }
 
 function requestLimitsFrom(env: RawEnv): RequestLimits {
@@ -178,6 +182,8 @@ function requestLimitsFrom(env: RawEnv): RequestLimits {
     historyPagesPerMinute: integer(env, "HISTORY_PAGES_PER_MINUTE", 60, 1, 10_000),
     exportMaxRows: integer(env, "EXPORT_MAX_ROWS", 200_000, 1, 10_000_000),
     exportMaxMs: integer(env, "EXPORT_MAX_SECONDS", 600, 1, 3_600) * 1_000,
+    apiSalesPerMinute: integer(env, "API_SALES_PER_MINUTE", 120, 1, 100_000),
+    apiReadsPerMinute: integer(env, "API_READS_PER_MINUTE", 600, 1, 1_000_000),
   };
 }
 

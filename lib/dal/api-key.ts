@@ -7,6 +7,7 @@ import { errorBody, type ErrorCode } from "@/lib/errors";
 import { errorResponse, noStoreJson } from "@/lib/http/json";
 import { log } from "@/lib/log";
 import { securityEventOnce } from "@/lib/security-log";
+import { limitedResponse, spendLimit } from "./limits";
 
 /** Who calls /api/v1: an integration, through one of its keys. */
 export interface ApiCaller {
@@ -124,10 +125,20 @@ export async function authenticateApiKey(
   };
 }
 
-/** authenticateApiKey for a route handler, on the app's database; its failure is a 503, never a way in. */
-export async function authenticateApiRequest(request: Request, scope: ApiScope): Promise<ApiAuthentication> {
+/**
+ * The door of every /api/v1 route: the key (authenticateApiKey, on the app's database), then the integration's
+ * budget for `limit` (lib/dal/limits.ts: 429 with Retry-After). A failure of the check itself is a 503, never a way in.
+ */
+export async function authorizeApiRequest(
+  request: Request,
+  scope: ApiScope,
+  limit: "sales" | "api_reads",
+): Promise<ApiAuthentication> {
   try {
-    return await authenticateApiKey(await getDb(), request, scope);
+    const authenticated = await authenticateApiKey(await getDb(), request, scope);
+    if (!authenticated.ok) return authenticated;
+    const spent = await spendLimit(limit, authenticated.caller);
+    return spent.ok ? authenticated : { ok: false, response: limitedResponse(spent) };
   } catch (error) {
     log.error("api_key.check_failed", { error });
     return { ok: false, response: errorResponse("service_unavailable") };

@@ -7,7 +7,15 @@ import { getConfig } from "@/lib/env";
 import { errorResponse } from "@/lib/http/json";
 import { countLimitedRequest, type RequestLimitName } from "@/lib/metrics";
 import { securityEventOnce } from "@/lib/security-log";
+import type { ApiCaller } from "./api-key";
 import type { SessionAgent } from "./session";
+
+/** Who spends: a person's session, or an integration through one of its API keys (all its keys share a budget). */
+export type Spender = SessionAgent | ApiCaller;
+const isIntegration = (spender: Spender): spender is ApiCaller => "integrationId" in spender;
+/** The budget's owner in its key, and the log's fields for a refusal. */
+const budgetOwner = (spender: Spender) =>
+  isIntegration(spender) ? `integration:${spender.integrationId}` : spender.id;
 
 /**
  * THE limits on what one person may ask: every expensive or revealing request spends from a budget here, kept in
@@ -24,38 +32,47 @@ const EXPORT_RETRY_AFTER_SECONDS = 30;
 
 const MINUTE = 60_000;
 
-function policyOf(limit: "sales" | "known_customer" | "history"): BudgetPolicy {
+type SpentLimit = "sales" | "known_customer" | "history" | "api_reads";
+
+function policyOf(limit: SpentLimit, spender: Spender): BudgetPolicy {
   const limits = getConfig().limits;
   switch (limit) {
     case "sales":
-      return { limit: limits.salesPerMinute, windowMs: MINUTE };
+      return {
+        limit: isIntegration(spender) ? limits.apiSalesPerMinute : limits.salesPerMinute,
+        windowMs: MINUTE,
+      };
     case "known_customer":
       return { limit: limits.knownCustomerChecksPerHour, windowMs: 60 * MINUTE };
     case "history":
       return { limit: limits.historyPagesPerMinute, windowMs: MINUTE };
+    case "api_reads":
+      return { limit: limits.apiReadsPerMinute, windowMs: MINUTE };
   }
 }
 
-/** Spends one request of `agent`'s budget for `limit`: whether it may go on, or how long to wait. */
+/** Spends one request of `spender`'s budget for `limit`: whether it may go on, or how long to wait. */
 export async function spendLimit(
-  limit: "sales" | "known_customer" | "history",
-  agent: SessionAgent,
+  limit: SpentLimit,
+  spender: Spender,
   now: Date = new Date(),
 ): Promise<Limited> {
-  const spent = await spendBudget(await getDb(), `${limit}:${agent.id}`, policyOf(limit), now);
+  const owner = budgetOwner(spender);
+  const spent = await spendBudget(await getDb(), `${limit}:${owner}`, policyOf(limit, spender), now);
   if (spent.allowed) return { ok: true };
-  return refused(limit, agent, Math.max(1, Math.ceil((spent.renewsAt.getTime() - now.getTime()) / 1000)));
+  return refused(limit, spender, Math.max(1, Math.ceil((spent.renewsAt.getTime() - now.getTime()) / 1000)));
 }
 
-async function refused(limit: RequestLimitName, agent: SessionAgent, retryAfterSeconds: number) {
+async function refused(limit: RequestLimitName, spender: Spender, retryAfterSeconds: number) {
   countLimitedRequest(limit);
-  await securityEventOnce(`limited:${limit}:${agent.id}`, "access.refused", {
+  const person = isIntegration(spender) ? null : spender;
+  await securityEventOnce(`limited:${limit}:${budgetOwner(spender)}`, "access.refused", {
     outcome: "failure",
-    door: agent.door,
-    agentId: agent.id,
-    sessionId: agent.sessionId,
+    door: spender.door,
+    agentId: person?.id ?? null,
+    sessionId: person?.sessionId ?? null,
     reason: "rate_limited",
-    details: { limit, retryAfterSeconds },
+    details: { limit, retryAfterSeconds, ...(isIntegration(spender) ? { prefix: spender.prefix } : {}) },
   });
   return { ok: false, limit, retryAfterSeconds } as const;
 }

@@ -1,4 +1,4 @@
-import { authenticateApiRequest } from "@/lib/dal/api-key";
+import { authorizeApiRequest } from "@/lib/dal/api-key";
 import { getConfig } from "@/lib/env";
 import { noStoreJson } from "@/lib/http/json";
 
@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
  * provider alone knows its plans, and the list is empty (`catalogue: "none"`).
  */
 export async function GET(request: Request) {
-  const auth = await authenticateApiRequest(request, "plans:read");
+  const auth = await authorizeApiRequest(request, "plans:read", "api_reads");
   if (!auth.ok) return auth.response;
   const plans = getConfig().plans;
   return noStoreJson(200, {
