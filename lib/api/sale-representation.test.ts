@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { apiSale, type SaleRow } from "./sale-representation";
+
+const at = new Date("2026-11-29T12:00:00Z");
+const row: SaleRow = {
+  submissionId: "5f0c3f0e-9b7a-4d3e-8a55-1c2b3d4e5f60",
+  protocol: "7KQ2MX9R4B",
+  status: "unknown",
+  request: {
+    customerDocument: "52998224725",
+    customerEmail: "cliente@example.com",
+    customerPhone: "11987654321",
+    customerName: "Maria Souza",
+    planId: "b7e2c1a0-1111-4222-8333-444455556666",
+    externalId: "CRM-991",
+    birthDate: "1990-05-17",
+  },
+  upstreamStatus: null,
+  upstreamMessage: null,
+  rejectedFields: null,
+  outcomeDetail: "timeout",
+  resolution: "registered",
+  resolvedAt: at,
+  createdAt: at,
+  updatedAt: at,
+  completedAt: at,
+  personalDataErasedAt: null,
+};
+const seller = { agent: { id: "a1", name: "Ana Lima" }, integration: "crm" };
+const supervisor = { id: "s1", name: "Bruno Costa" };
+
+describe("apiSale", () => {
+  it("shows the sale, the seller and the settlement, and no customer data without its scope", () => {
+    const sale = apiSale(row, { seller, settledBy: supervisor, withCustomer: false });
+    expect(sale).toEqual({
+      submissionId: row.submissionId,
+      protocol: "7KQ2M-X9R4B",
+      status: "unknown",
+      planId: row.request.planId,
+      externalId: "CRM-991",
+      seller,
+      provider: { httpStatus: null, message: null, rejectedFields: [], detail: "timeout" },
+      settlement: { by: supervisor, at: at.toISOString(), resolution: "registered" },
+      createdAt: at.toISOString(),
+      updatedAt: at.toISOString(),
+      completedAt: at.toISOString(),
+      personalDataErasedAt: null,
+    });
+    expect(JSON.stringify(sale)).not.toMatch(/52998224725|Maria|cliente@|11987654321|1990-05-17/);
+  });
+
+  it("adds the customer with sales:read-customer, and says null once erased", () => {
+    expect(apiSale(row, { seller, settledBy: supervisor, withCustomer: true }).customer).toEqual({
+      document: "52998224725",
+      name: "Maria Souza",
+      email: "cliente@example.com",
+      phone: "11987654321",
+      birthDate: "1990-05-17",
+    });
+    const erased = { ...row, personalDataErasedAt: at };
+    expect(apiSale(erased, { seller, settledBy: null, withCustomer: true })).toMatchObject({
+      customer: null,
+      personalDataErasedAt: at.toISOString(),
+      settlement: null,
+    });
+  });
+});
