@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiKeyMatches, apiKeyPrefix } from "@/lib/auth/api-keys";
@@ -35,7 +36,9 @@ describe.each(testDatabases)("api-keys CLI on $name, while the app holds the dat
     expect(prefix).toMatch(/^psk_[a-z2-7]{8}$/);
     const stored = await findApiKey(handle.db, prefix);
     expect(stored).toMatchObject({ integration: "crm-parceira", scopes: ["sales:write", "sales:read"] });
-    expect(stored!.secretHash).not.toContain(key.slice(prefix.length + 1));
+    expect(stored!.secretHash).toBe(createHash("sha256").update(key).digest("hex"));
+    const [row] = await handle.db.select().from(apiKeys).where(eq(apiKeys.prefix, prefix));
+    expect(JSON.stringify(row)).not.toContain(key.slice(prefix.length + 1));
     expect(apiKeyMatches(key, stored!.secretHash)).toBe(true);
     expect(apiKeyMatches(`${key.slice(0, -1)}A`, stored!.secretHash)).toBe(false);
     // The key is nowhere but in the answer the operator reads.
@@ -103,6 +106,24 @@ describe.each(testDatabases)("api-keys CLI on $name, while the app holds the dat
     const refused = await cli(args);
     expect(refused.status).toBe(2);
     expect(refused.stderr).toMatch(message);
+  });
+
+  it("rotates a key made to expire into one with the same lifetime; a refused rotation writes nothing", async () => {
+    const made = keyIn(
+      (await cli(["create", "--name", "portal", "--scopes", "plans:read", "--expires-in", "90d"])).stdout,
+    )!;
+    const refused = await cli(["rotate", "--name", "portal", "--old-expires-in", "2 weeks"]);
+    expect(refused.status).toBe(2);
+    const listed = (await cli(["list"])).stdout.split("\n").filter((line) => line.startsWith("portal "));
+    expect(listed).toHaveLength(1);
+    const rotated = await cli(["rotate", "--name", "portal"]);
+    const fresh = await findApiKey(handle.db, apiKeyPrefix(keyIn(rotated.stdout)!)!);
+    const days = (fresh!.expiresAt!.getTime() - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(89.9);
+    expect(days).toBeLessThanOrEqual(90);
+    expect((await findApiKey(handle.db, apiKeyPrefix(made)!))!.expiresAt!.getTime()).toBeLessThan(
+      fresh!.expiresAt!.getTime(),
+    );
   });
 
   it("refuses to rotate an integration without a live key", async () => {

@@ -9,10 +9,9 @@ import {
 import {
   apiKeyDoor,
   createApiKey,
-  expireOtherKeys,
   listApiKeys,
-  liveApiKeys,
   revokeApiKeys,
+  rotateApiKey,
   type ApiKeyListing,
 } from "../lib/db/queries/api-keys";
 import { cliSecurityEvent, CommandError, optionalReason, runCli, UsageError, type CliContext } from "./cli";
@@ -21,14 +20,14 @@ const USAGE = `Manage the API keys of the partner's systems (CRM, dialer, portal
 
   npm run api-keys -- create --name NAME --scopes S1,S2 [--expires-in 90d]
   npm run api-keys -- list
-  npm run api-keys -- rotate --name NAME [--old-expires-in 24h] [--scopes S1,S2]
+  npm run api-keys -- rotate --name NAME [--old-expires-in 24h] [--scopes S1,S2] [--expires-in 90d]
   npm run api-keys -- revoke (--prefix psk_xxxxxxxx | --name NAME) [--reason R]
 
 Scopes: ${API_SCOPES.join(", ")}.
 A key belongs to an integration (NAME: lower case letters, digits, - and _), the door api-key:NAME in the security
 log and the audit trail; the sales its keys make are the integration's. The key is printed once: only its hash is
 kept, and its prefix (psk_ and 8 characters) names it in lists and logs. rotate makes a new key with the newest
-live key's scopes (or --scopes) and sets the others to expire (default in 24 hours), so the partner's system can
+live key's scopes and lifetime (or --scopes, --expires-in) and sets the others to expire (default in 24 hours), so the partner's system can
 move to the new one without a gap; revoke stops a key at once. Durations: 30m, 24h, 90d.
 Works while the app runs: with the embedded database it goes through the app's socket in DATA_DIR.`;
 
@@ -131,37 +130,36 @@ async function run(command: string, args: string[], { db, operator }: CliContext
         options: {
           name: { type: "string" },
           scopes: { type: "string" },
+          "expires-in": { type: "string" },
           "old-expires-in": { type: "string" },
         },
       });
+      // Every option checked before anything is written: a refused command leaves no key behind.
       const name = requireName(values.name);
-      const live = await liveApiKeys(await db(), name, now);
-      if (live.length === 0) {
-        throw new CommandError(`${name} has no live key to rotate: create one (npm run api-keys -- create).`);
-      }
-      const scopes = values.scopes ? requireScopes(values.scopes) : (live.at(-1)!.scopes as ApiScope[]);
+      const scopes = values.scopes ? requireScopes(values.scopes) : null;
+      const expiresIn = values["expires-in"];
+      const expiresAt = expiresIn ? new Date(now.getTime() + duration("--expires-in", expiresIn)) : null;
+      const oldExpiresAt = new Date(
+        now.getTime() + duration("--old-expires-in", values["old-expires-in"] ?? "24h"),
+      );
       const made = generateApiKey();
-      const key = await createApiKey(await db(), {
+      const rotated = await rotateApiKey(await db(), {
         name,
         key: made,
         scopes,
-        expiresAt: null,
-        actor: operator,
-      });
-      logKey("api_key.created", key);
-      const oldUntil = new Date(
-        now.getTime() + duration("--old-expires-in", values["old-expires-in"] ?? "24h"),
-      );
-      const expiring = await expireOtherKeys(await db(), {
-        integrationId: key.integrationId,
-        keepKeyId: key.id,
-        expiresAt: oldUntil,
+        expiresAt,
+        oldExpiresAt,
         now,
         actor: operator,
       });
+      if (!rotated) {
+        throw new CommandError(`${name} has no live key to rotate: create one (npm run api-keys -- create).`);
+      }
+      const { key, expiring } = rotated;
+      logKey("api_key.created", key);
       for (const old of expiring) logKey("api_key.expiry_set", old);
       const olds = expiring.map((old) => old.prefix).join(", ") || "none";
-      return `Created ${key.prefix} for ${apiKeyDoor({ name: key.integration })} (${scopes.join(", ")}); the older keys (${olds}) work until ${day(oldUntil)}.${shownOnce(made.key)}`;
+      return `Created ${key.prefix} for ${apiKeyDoor({ name: key.integration })} (${key.scopes.join(", ")}); the older keys (${olds}) work until ${day(oldExpiresAt)}.${shownOnce(made.key)}`;
     }
     case "revoke": {
       const { values } = parseArgs({

@@ -37,7 +37,12 @@ export async function createApiKey(
       .insert(integrations)
       .values({ name: input.name })
       .onConflictDoNothing({ target: integrations.name });
-    const [integration] = await tx.select().from(integrations).where(eq(integrations.name, input.name));
+    // Held until commit: a rotation or a revocation of this integration waits for this key, and sees it.
+    const [integration] = await tx
+      .select()
+      .from(integrations)
+      .where(eq(integrations.name, input.name))
+      .for("update");
     const [row] = await tx
       .insert(apiKeys)
       .values({
@@ -71,22 +76,6 @@ export async function listApiKeys(db: Database): Promise<ApiKeyListing[]> {
     .orderBy(asc(integrations.name), asc(apiKeys.createdAt));
 }
 
-/** The live keys (not revoked, not expired at `now`) of an integration. */
-export async function liveApiKeys(db: Database, name: string, now: Date): Promise<ApiKeyListing[]> {
-  return db
-    .select(listing)
-    .from(apiKeys)
-    .innerJoin(integrations, eq(integrations.id, apiKeys.integrationId))
-    .where(
-      and(
-        eq(integrations.name, name),
-        isNull(apiKeys.revokedAt),
-        or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, now)),
-      ),
-    )
-    .orderBy(asc(apiKeys.createdAt));
-}
-
 /** Revokes the key with `prefix`, or every live key of the integration `name`; each audited. Returns those revoked. */
 export async function revokeApiKeys(
   db: Database,
@@ -95,7 +84,9 @@ export async function revokeApiKeys(
 ): Promise<ApiKeyListing[]> {
   return db.transaction(async (tx) => {
     const [integration] =
-      "name" in target ? await tx.select().from(integrations).where(eq(integrations.name, target.name)) : [];
+      "name" in target
+        ? await tx.select().from(integrations).where(eq(integrations.name, target.name)).for("update")
+        : [];
     if ("name" in target && !integration) return [];
     const revoked = await tx
       .update(apiKeys)
@@ -127,42 +118,83 @@ export async function revokeApiKeys(
 }
 
 /**
- * Rotation's second half: every other live key of the integration expires at `expiresAt` (unless it expires
- * sooner), so the partner has until then to move to the new one. Audited per key.
+ * Rotation, in one transaction under the integration's row lock (so it neither races a revocation nor another
+ * rotation): a new key with the given scopes, or the newest live key's, and that key's lifetime unless one is given;
+ * every other live key then expires at `oldExpiresAt` (unless sooner). Null when the integration has no live key.
  */
-export async function expireOtherKeys(
+export async function rotateApiKey(
   db: Database,
-  input: { integrationId: string; keepKeyId: string; expiresAt: Date; now: Date; actor: AuditActor },
-): Promise<ApiKeyListing[]> {
+  input: {
+    name: string;
+    key: NewApiKey;
+    scopes: ApiScope[] | null;
+    expiresAt: Date | null;
+    oldExpiresAt: Date;
+    now: Date;
+    actor: AuditActor;
+  },
+): Promise<{ key: ApiKeyListing; expiring: ApiKeyListing[] } | null> {
   return db.transaction(async (tx) => {
-    const changed = await tx
-      .update(apiKeys)
-      .set({ expiresAt: input.expiresAt })
-      .where(
-        and(
-          eq(apiKeys.integrationId, input.integrationId),
-          ne(apiKeys.id, input.keepKeyId),
-          isNull(apiKeys.revokedAt),
-          or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, input.expiresAt)),
-        ),
-      )
-      .returning();
     const [integration] = await tx
       .select()
       .from(integrations)
-      .where(eq(integrations.id, input.integrationId));
-    for (const key of changed) {
+      .where(eq(integrations.name, input.name))
+      .for("update");
+    if (!integration) return null;
+    const live = await tx
+      .select()
+      .from(apiKeys)
+      .where(
+        and(
+          eq(apiKeys.integrationId, integration.id),
+          isNull(apiKeys.revokedAt),
+          or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, input.now)),
+        ),
+      )
+      .orderBy(asc(apiKeys.createdAt));
+    const newest = live.at(-1);
+    if (!newest) return null;
+    const lifetime = newest.expiresAt ? newest.expiresAt.getTime() - newest.createdAt.getTime() : null;
+    const [row] = await tx
+      .insert(apiKeys)
+      .values({
+        integrationId: integration.id,
+        prefix: input.key.prefix,
+        secretHash: input.key.secretHash,
+        scopes: input.scopes ?? newest.scopes,
+        expiresAt: input.expiresAt ?? (lifetime ? new Date(input.now.getTime() + lifetime) : null),
+      })
+      .returning();
+    const door = apiKeyDoor(integration);
+    await recordAuditEvent(tx, {
+      ...input.actor,
+      action: "api_key.created",
+      details: { door, prefix: row!.prefix, scopes: row!.scopes, rotated: true },
+    });
+    const expiring = await tx
+      .update(apiKeys)
+      .set({ expiresAt: input.oldExpiresAt })
+      .where(
+        and(
+          eq(apiKeys.integrationId, integration.id),
+          ne(apiKeys.id, row!.id),
+          isNull(apiKeys.revokedAt),
+          or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, input.oldExpiresAt)),
+        ),
+      )
+      .returning();
+    for (const old of expiring) {
       await recordAuditEvent(tx, {
         ...input.actor,
         action: "api_key.expiry_set",
-        details: {
-          door: apiKeyDoor(integration!),
-          prefix: key.prefix,
-          expiresAt: input.expiresAt.toISOString(),
-        },
+        details: { door, prefix: old.prefix, expiresAt: input.oldExpiresAt.toISOString() },
       });
     }
-    return changed.map(({ secretHash: _, ...key }) => ({ ...key, integration: integration!.name }));
+    const named = ({ secretHash: _, ...key }: ApiKey): ApiKeyListing => ({
+      ...key,
+      integration: integration.name,
+    });
+    return { key: named(row!), expiring: expiring.map(named) };
   });
 }
 
