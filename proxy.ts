@@ -68,6 +68,6 @@ export const config = {
   // which read no body; nor the integrations' API (/api/v1), whose routes check their keys and set their headers.
   // Everything else, any 404 included, still passes here.
   matcher: [
-    "/((?!_next/static|_next/image|embed\\.(?:js|d\\.ts)$|api/(?:sales|health|health/live|metrics|embed/session)$|api/auth/|api/v1/).*)",
+    "/((?!_next/static|_next/image|embed\\.(?:js|d\\.ts)$|api/(?:sales|health|health/live|metrics|embed/session)$|api/auth/|api/v1(?:/|$)).*)",
   ],
 };

@@ -47,8 +47,13 @@ test("GET /api/v1/plans: the catalogue for a key with plans:read, refusals with 
 });
 
 test("an unknown /api/v1 path is the API's JSON 404, whatever the method", async ({ request }) => {
-  for (const method of ["GET", "POST", "DELETE"]) {
-    const answer = await request.fetch("/api/v1/nothing/here", { method });
+  for (const [method, path] of [
+    ["GET", "/api/v1/nothing/here"],
+    ["POST", "/api/v1/nothing"],
+    ["DELETE", "/api/v1/nothing/here"],
+    ["GET", "/api/v1"],
+  ] as const) {
+    const answer = await request.fetch(path, { method });
     expect(answer.status()).toBe(404);
     expect(await answer.json()).toMatchObject({ error: "api_not_found" });
     expect(answer.headers()["x-content-type-options"]).toBe("nosniff");

@@ -41,7 +41,9 @@ async function refused(
   details: Record<string, string>,
 ) {
   const door = key ? apiKeyDoor({ name: key.integration }) : null;
-  const once = `api-key:${reason}:${key?.prefix ?? details.prefix ?? "-"}`;
+  // Per key and reason (and scope) for real keys; per reason alone for made-up ones, whose prefixes are the
+  // caller's to vary: one line a while, however many it invents.
+  const once = key ? `api-key:${reason}:${key.prefix}:${details.scope ?? ""}` : `api-key:${reason}`;
   const written = await securityEventOnce(once, "access.refused", {
     outcome: "failure",
     door,
