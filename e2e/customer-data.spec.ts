@@ -74,10 +74,11 @@ test("a customer's erasure: the history, the sale's page and the export say so, 
   await history.goto(`?q=${externalId}`);
   const file = (await history.exportCsv()).bytes.subarray(3).toString("utf8");
   const line = file.split("\n").find((candidate) => candidate.includes(sale.protocol))!;
-  expect(line.split(";").slice(1, 7)).toEqual([
+  expect(line.split(";").slice(1, 8)).toEqual([
     sale.protocol,
     "Aceita",
     "Agente Demo",
+    "",
     "dados removidos (pedido do titular)",
     masked,
     "Plano Essencial",

@@ -8,7 +8,7 @@ import { sandboxControl } from "./support/sandbox";
 import { sellOverApi } from "./support/sell";
 
 const HEADER =
-  "Data;Protocolo;Situação;Agente;Cliente;CPF;Plano;ID do cliente no parceiro;Mensagem do fornecedor;Conferida por;Conferida em";
+  "Data;Protocolo;Situação;Agente;Integração;Cliente;CPF;Plano;ID do cliente no parceiro;Mensagem do fornecedor;Conferida por;Conferida em";
 
 /** The file as a spreadsheet reads it: a UTF-8 BOM, then LF-separated records of `;`-separated cells. */
 function csvLines(bytes: Buffer): string[] {
@@ -47,6 +47,7 @@ test("the export holds the history's filter and only the agent's own sales, safe
     unknown.protocol,
     "A confirmar",
     "Agente Teste",
+    "",
     "'-Iago Dias",
     expect.stringMatching(/^\*\*\*\.\d{3}\.\d{3}-\*\*$/),
     "Plano Essencial",
@@ -55,7 +56,7 @@ test("the export holds the history's filter and only the agent's own sales, safe
     "",
     "",
   ]);
-  expect(oldest?.slice(1, 5)).toEqual([accepted.protocol, "Aceita", "Agente Teste", "Helena Prado"]);
+  expect(oldest?.slice(1, 6)).toEqual([accepted.protocol, "Aceita", "Agente Teste", "", "Helena Prado"]);
   // Formulas never run: a leading ' keeps the cell text, and the quotes keep it one cell.
   expect(rows[1]).toContain(`;"'=HYPERLINK(""http://x"")";Partner sale registered.;;`);
   expect(all.bytes.toString("utf8")).not.toContain(someoneElse.protocol);

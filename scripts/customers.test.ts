@@ -8,6 +8,7 @@ import { formatDateTime } from "@/lib/format";
 import { formatProtocol, newProtocol } from "@/lib/sales/protocol";
 import { runTool } from "@/test/cli";
 import { testDatabases } from "@/test/databases";
+import { insertIntegration, sellByIntegration } from "@/test/integration-sales";
 
 const CPF = "52998224725";
 const PERSON = {
@@ -217,5 +218,32 @@ describe.each(testDatabases)("customers CLI on $name, while the app holds the da
     const result = await customers(args);
     expect(result.status).toBe(2);
     expect(result.stderr).toContain(message);
+  });
+
+  it("names who sold each sale: an integration alone, or on an agent's behalf", async () => {
+    const request = { ...PERSON, customerDocument: "12345678909" };
+    const crm = await insertIntegration(handle.db, "crm");
+    const alone = await sellByIntegration(handle.db, { integrationId: crm.id, agentId: null, request });
+    const onBehalf = await sellByIntegration(handle.db, { integrationId: crm.id, agentId, request });
+
+    const found = await customers(["find", "--cpf", "123.456.789-09", "--reason", "Chamado 4510"]);
+    expect(found.stdout).toBe(
+      [
+        "2 sales:",
+        `${formatProtocol(alone.protocol)}  ${at(alone.createdAt)}  Aceita  Plano Essencial  integration crm  Conceição Araújo`,
+        `${formatProtocol(onBehalf.protocol)}  ${at(onBehalf.createdAt)}  Aceita  Plano Essencial  ana@example.com via crm  Conceição Araújo`,
+        "",
+      ].join("\n"),
+    );
+    const exported = await customers(["export", "--cpf", "123.456.789-09", "--reason", "Chamado 4510"]);
+    const json = JSON.parse(exported.stdout) as { sales: Record<string, unknown>[] };
+    expect(json.sales.map(({ agent, integration }) => ({ agent, integration }))).toEqual([
+      { agent: null, integration: { id: crm.id, name: "crm" } },
+      {
+        agent: { id: agentId, name: "Ana", email: "ana@example.com" },
+        integration: { id: crm.id, name: "crm" },
+      },
+    ]);
+    for (const sale of json.sales) expect(sale).not.toHaveProperty("integrationId");
   });
 });

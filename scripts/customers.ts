@@ -54,7 +54,14 @@ function requireReason(value: string | undefined): string {
 const planName = (config: Config, planId: string) =>
   config.plans?.find((plan) => plan.id.toLowerCase() === planId.toLowerCase())?.name ?? planId;
 
-function describe({ sale, agent }: CustomerSale, config: Config): string {
+/** Who sold it, as `find` lists it: "ana@example.com", "ana@example.com via crm", "integration crm". */
+function seller({ agent, integration }: CustomerSale): string {
+  if (!agent) return `integration ${integration?.name ?? "?"}`;
+  return integration ? `${agent.email} via ${integration.name}` : agent.email;
+}
+
+function describe(found: CustomerSale, config: Config): string {
+  const { sale } = found;
   const customer = sale.personalDataErasure
     ? ERASURE_LABELS[sale.personalDataErasure]
     : `${sale.request.customerName}${sale.erasureRequestedAt ? " (erasure requested: erased once settled)" : ""}`;
@@ -63,15 +70,21 @@ function describe({ sale, agent }: CustomerSale, config: Config): string {
     formatDateTime(sale.createdAt, config.timeZone, "minutes"),
     STATUS_LABELS[sale.status],
     planName(config, sale.request.planId),
-    agent.email,
+    seller(found),
     customer,
   ].join("  ");
 }
 
 /** A customer's sales as the access request returns them: every stored column but the ones derived for lookups. */
-function exported({ sale, agent, resolver }: CustomerSale) {
-  const { customerDocumentDigest: _digest, customerNameFolded: _folded, agentId: _agent, ...held } = sale;
-  return { ...held, agent, resolver: resolver?.id ? resolver : null };
+function exported({ sale, agent, integration, resolver }: CustomerSale) {
+  const {
+    customerDocumentDigest: _digest,
+    customerNameFolded: _folded,
+    agentId: _agent,
+    integrationId: _integration,
+    ...held
+  } = sale;
+  return { ...held, agent, integration, resolver: resolver?.id ? resolver : null };
 }
 
 /** The erasure stands when only the statistics' rebuild after it failed: a refusal to act on, saying so. */

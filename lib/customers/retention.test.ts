@@ -13,6 +13,7 @@ import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
 import { newProtocol } from "@/lib/sales/protocol";
 import { cpfCheckDigits } from "@/lib/validation/cpf";
 import { testDatabases } from "@/test/databases";
+import { insertIntegration, sellByIntegration } from "@/test/integration-sales";
 import { customerDigestKey, customerDocumentDigest } from "./digest";
 import { RETENTION_JOB, runRetention } from "./retention";
 
@@ -254,6 +255,30 @@ describe.each(testDatabases)("customer-data retention on $name", ({ open }) => {
     expect((await stored(late.submissionId)).personalDataErasure).toBe("request");
     const text = await everything();
     for (const value of personalValues(person)) expect(text).not.toContain(value);
+  });
+
+  it("finds a customer's sales whoever sold them: an agent, an integration alone or on the agent's behalf", async () => {
+    const person = customer();
+    const crm = await insertIntegration(handle.db, "crm");
+    const own = await insertSale("accepted", 10, person);
+    const alone = await sellByIntegration(handle.db, {
+      integrationId: crm.id,
+      agentId: null,
+      request: person,
+    });
+    const onBehalf = await sellByIntegration(handle.db, { integrationId: crm.id, agentId, request: person });
+
+    const digest = customerDocumentDigest(person.customerDocument, digestKey);
+    const found = await customerSales(handle.db, { cpf: person.customerDocument, digest });
+    const ana = { id: agentId, name: "Ana", email: "ana@example.com" };
+    const integration = { id: crm.id, name: "crm" };
+    expect(
+      found.map(({ sale, agent, integration }) => ({ protocol: sale.protocol, agent, integration })),
+    ).toEqual([
+      { protocol: own.protocol, agent: ana, integration: null },
+      { protocol: alone.protocol, agent: null, integration },
+      { protocol: onBehalf.protocol, agent: ana, integration },
+    ]);
   });
 
   it("runs on one instance at a time: two at once erase and record each sale once", async () => {

@@ -1,6 +1,6 @@
 import "server-only";
 import { getDb } from "@/lib/db";
-import { salesPerAgent, salesPerDay } from "@/lib/db/queries/dashboard";
+import { salesPerAgent, salesPerDay, salesPerIntegration } from "@/lib/db/queries/dashboard";
 import { countHistoryByStatus } from "@/lib/db/queries/sales-history";
 import { isoDateIn } from "@/lib/format";
 import {
@@ -26,6 +26,15 @@ export interface AgentSummary {
   acceptanceRate: number | null;
 }
 
+/** An integration's sales (through its API key) in the period, alone or on an agent's behalf. */
+export interface IntegrationSummary {
+  integrationId: string;
+  name: string;
+  counts: StatusCounts;
+  total: number;
+  acceptanceRate: number | null;
+}
+
 export interface Dashboard {
   /** `YYYY-MM-DD` in APP_TIME_ZONE. */
   today: string;
@@ -34,10 +43,14 @@ export interface Dashboard {
   days: { day: string; counts: StatusCounts }[];
   /** Every sale still to be confirmed, whenever it was made. */
   unknownToSettle: number;
-  /** The period of the table per agent, and its rows, most sales first. */
+  /** The period of the tables per agent and per integration, and their rows, most sales first. */
   period: PeriodSummary;
   agents: AgentSummary[];
+  integrations: IntegrationSummary[];
 }
+
+const bySales = <Row extends { total: number; name: string }>(a: Row, b: Row) =>
+  b.total - a.total || a.name.localeCompare(b.name, "pt-BR");
 
 /** The supervisors' dashboard; null for anyone else. */
 export async function readDashboard(
@@ -53,10 +66,12 @@ export async function readDashboard(
   const timeZone = appTimeZone();
   const today = isoDateIn(now, timeZone);
   const days = daysEndingOn(today, PERIODS["30d"].days);
-  // Three independent reads: on PostgreSQL they run side by side on the pool's connections.
-  const [dayRows, agentRows, everyone] = await Promise.all([
+  const periodFrom = daysEndingOn(today, PERIODS[period].days)[0]!;
+  // Independent reads: on PostgreSQL they run side by side on the pool's connections.
+  const [dayRows, agentRows, integrationRows, everyone] = await Promise.all([
     salesPerDay(db, { from: days[0]!, timeZone }),
-    salesPerAgent(db, { from: daysEndingOn(today, PERIODS[period].days)[0]!, timeZone }),
+    salesPerAgent(db, { from: periodFrom, timeZone }),
+    salesPerIntegration(db, { from: periodFrom, timeZone }),
     countHistoryByStatus(db, { timeZone }),
   ]);
   const byDay = perDay(dayRows, days);
@@ -72,12 +87,21 @@ export async function readDashboard(
     acceptanceRate: acceptanceRate(row.counts),
   }));
 
+  const integrations: IntegrationSummary[] = integrationRows.map((row) => ({
+    integrationId: row.integrationId,
+    name: row.integrationName,
+    counts: row.counts,
+    total: total(row.counts),
+    acceptanceRate: acceptanceRate(row.counts),
+  }));
+
   return {
     today,
     periods,
     days: days.map((day) => ({ day, counts: byDay.get(day)! })),
     unknownToSettle: everyone?.unknown ?? 0,
     period: chosen,
-    agents: agents.sort((a, b) => b.total - a.total || a.name.localeCompare(b.name, "pt-BR")),
+    agents: agents.sort(bySales),
+    integrations: integrations.sort(bySales),
   };
 }

@@ -30,7 +30,9 @@ export interface SaleListItem {
   planName: string;
   /** The partner's own id for the customer (ID do cliente no parceiro), when the agent typed one. */
   externalId: string | null;
-  agentName: string;
+  /** Who sold it: the agent, the integration whose API key sent it, or both (lib/sales/seller.ts words them). */
+  agentName: string | null;
+  integrationName: string | null;
   createdAt: Date;
   /** The provider's own words, verbatim. */
   upstreamMessage: string | null;
@@ -52,6 +54,7 @@ function toListItem(row: SaleListRow): SaleListItem {
     planName: planName(row.request.planId),
     externalId: row.request.externalId ?? null,
     agentName: row.agentName,
+    integrationName: row.integrationName,
     createdAt: row.createdAt,
     upstreamMessage: row.upstreamMessage,
     resolvedBy: row.resolverName,

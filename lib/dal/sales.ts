@@ -60,15 +60,18 @@ export async function knownCustomerSale(
     : null;
 }
 
-/** The agent's own submission: ledger, upstream, outcome. Callers have verified the session and the input. */
-export async function submitSaleAsAgent(
-  agent: SessionAgent,
+/**
+ * A seller's submission: ledger, upstream, outcome. Callers have verified the door (session or API key) and the
+ * input; the sale is the agent's, the integration's, or both (a key selling on an agent's behalf).
+ */
+export async function submitSaleAs(
+  seller: { agentId: string | null; integrationId: string | null },
   submissionId: string,
   sale: ValidSale,
 ): Promise<Submission> {
   return submitSale(
     { db: await getDb(), partnerApi: partnerApi(), partnerSource: getConfig().partnerApi.partnerSource },
-    { agentId: agent.id, submissionId, sale },
+    { ...seller, submissionId, sale },
   );
 }
 
@@ -96,7 +99,10 @@ export interface SaleDetail extends TimelineFacts {
   canResolve: boolean;
 }
 
-/** One sale, if the agent may see it. Cached per request: the page and its title both ask. */
+/**
+ * One sale, if the agent may see it: a supervisor any, an agent those sold as them (in a session, or by an
+ * integration on their behalf), never an integration's own. Cached per request: the page and its title both ask.
+ */
 export const getVisibleSale = cache(
   async (agent: SessionAgent, submissionId: string): Promise<SaleDetail | null> => {
     if (!isUuid(submissionId)) return null;
@@ -114,6 +120,7 @@ export const getVisibleSale = cache(
       erasure: sale.personalDataErasure,
       planName: planName(sale.request.planId),
       agentName: sale.agentName,
+      integrationName: sale.integrationName,
       attempts: sale.attempts,
       upstreamStatus: sale.upstreamStatus,
       upstreamMessage: sale.upstreamMessage,

@@ -7,13 +7,11 @@ import { observeSale, type SaleMetricOutcome } from "@/lib/metrics";
 import { inSpan, noteOnSpan, SUBMISSION_ID } from "@/lib/tracing";
 import { fieldErrorsOf, SALE_FIELDS, type SaleField } from "@/lib/validation/sale";
 import { saleResult, type SaleResult } from "@/lib/sales/sale-result";
-import {
-  isSubmissionId,
-  knownCustomerSale,
-  saleSchema,
-  submitSaleAsAgent,
-  type KnownCustomer,
-} from "./sales";
+import { isSubmissionId, knownCustomerSale, saleSchema, submitSaleAs, type KnownCustomer } from "./sales";
+import { findAgentByEmail, findAgentById } from "@/lib/db/queries/agents";
+import { getDb } from "@/lib/db";
+import type { AgentReference } from "@/lib/api/requests";
+import type { ApiCaller } from "./api-key";
 import { spendLimit } from "./limits";
 import { verifySession, type SessionAgent } from "./session";
 
@@ -29,7 +27,7 @@ export type SellResult =
   | { ok: false; code: "rate_limited"; retryAfterSeconds: number; fieldErrors?: undefined };
 
 /** Where a sale comes from decides only the words for a missing or foreign submission id. */
-export type SaleChannel = "form" | "api";
+export type SaleChannel = "form" | "api" | "api-v1";
 
 interface SaleInput {
   channel: SaleChannel;
@@ -71,7 +69,6 @@ function metricOutcomeOf(result: SellResult): SaleMetricOutcome {
 }
 
 async function sell(input: SaleInput): Promise<SellResult> {
-  const { channel } = input;
   let agent;
   try {
     agent = await inSpan("sale.session", {}, () => verifySession());
@@ -82,10 +79,21 @@ async function sell(input: SaleInput): Promise<SellResult> {
   if (!agent) return { ok: false, code: "unauthorized" };
   const limited = await spendOrRefuse("sales", agent);
   if (limited) return limited;
+  return recordAndSend(input, { agent, integrationId: null });
+}
 
+/** Who a sale is recorded for: an agent, an integration (its key), or both (a key selling on an agent's behalf). */
+interface Seller {
+  agent: SessionAgent | { id: string } | null;
+  integrationId: string | null;
+}
+
+/** The steps after the door: submission id, validation, the known-customer check (the form's), ledger, provider. */
+async function recordAndSend(input: SaleInput, seller: Seller): Promise<SellResult> {
+  const { channel } = input;
   const { submissionId } = input;
   if (!isSubmissionId(submissionId)) {
-    return { ok: false, code: channel === "api" ? "idempotency_key_required" : "stale_form" };
+    return { ok: false, code: channel === "form" ? "stale_form" : "idempotency_key_required" };
   }
   noteOnSpan({ [SUBMISSION_ID]: submissionId });
   // A missing field reads as empty, so it gets the same message as an empty form field.
@@ -98,7 +106,8 @@ async function sell(input: SaleInput): Promise<SellResult> {
   });
   if (!parsed.success) return { ok: false, code: "invalid_fields", fieldErrors: fieldErrorsOf(parsed.error) };
 
-  if (channel === "form" && !input.knownCustomerConfirmed) {
+  const { agent } = seller;
+  if (channel === "form" && !input.knownCustomerConfirmed && agent && "sessionId" in agent) {
     // Each check tells whether a CPF bought a plan here: counted per agent, so nobody can sweep a list of CPFs.
     const checks = await spendOrRefuse("known_customer", agent);
     if (checks) return checks;
@@ -120,7 +129,11 @@ async function sell(input: SaleInput): Promise<SellResult> {
 
   let submission;
   try {
-    submission = await submitSaleAsAgent(agent, submissionId, parsed.data);
+    submission = await submitSaleAs(
+      { agentId: agent?.id ?? null, integrationId: seller.integrationId },
+      submissionId,
+      parsed.data,
+    );
   } catch (error) {
     log.error("sales.submit_failed", { submissionId, channel, error });
     // The ledger's first write failed, before anything was sent; or the row was settled meanwhile, and what
@@ -131,10 +144,69 @@ async function sell(input: SaleInput): Promise<SellResult> {
     };
   }
   if (submission.kind === "not-yours") {
-    return { ok: false, code: channel === "api" ? "idempotency_key_in_use" : "stale_form" };
+    return { ok: false, code: channel === "form" ? "stale_form" : "idempotency_key_in_use" };
   }
   const { sale, replay } = submission;
   return { ok: true, result: saleResult(sale, replay), httpStatus: httpStatusOf(sale, replay) };
+}
+
+/**
+ * A sale through /api/v1 by an integration whose key the route has checked (lib/dal/api-key.ts: scope
+ * `sales:write`, the integration's budget spent). With `agent` (the key needs `sales:on-behalf`, checked here too)
+ * the sale is also that active agent's; an unknown or disabled one is refused before anything is recorded.
+ */
+export async function sellAsIntegration(
+  caller: ApiCaller,
+  input: { submissionId: unknown; fields: Record<string, unknown>; agent: AgentReference | undefined },
+): Promise<SellResult> {
+  const started = performance.now();
+  return inSpan("sale.submit", { "partner_sales.channel": "api-v1" }, async () => {
+    const result = await sellForIntegration(caller, input);
+    const outcome = metricOutcomeOf(result);
+    noteOnSpan({ "partner_sales.outcome": outcome });
+    observeSale(outcome, (performance.now() - started) / 1000);
+    return result;
+  });
+}
+
+async function sellForIntegration(
+  caller: ApiCaller,
+  input: { submissionId: unknown; fields: Record<string, unknown>; agent: AgentReference | undefined },
+): Promise<SellResult> {
+  let agent: { id: string } | null = null;
+  if (input.agent) {
+    if (!caller.scopes.has("sales:on-behalf")) return { ok: false, code: "insufficient_scope" };
+    let found;
+    try {
+      const db = await getDb();
+      found =
+        "id" in input.agent
+          ? await findAgentById(db, input.agent.id)
+          : await findAgentByEmail(db, input.agent.email);
+    } catch (error) {
+      log.error("sales.agent_lookup_failed", { error });
+      return { ok: false, code: "service_unavailable" };
+    }
+    if (!found) return { ok: false, code: "agent_unknown" };
+    if (found.disabledAt) return { ok: false, code: "agent_disabled" };
+    agent = { id: found.id };
+  }
+  const result = await recordAndSend(
+    { channel: "api-v1", submissionId: input.submissionId, fields: input.fields },
+    { agent, integrationId: caller.integrationId },
+  );
+  // The door and the key in the log, as a session's sales carry the agent: who sold what through which key.
+  if (result.ok && result.result.status !== "known-customer") {
+    log.info("api.sale", {
+      door: caller.door,
+      keyPrefix: caller.prefix,
+      agentId: agent?.id,
+      submissionId: result.result.submissionId,
+      status: result.result.status,
+      replay: result.result.replay,
+    });
+  }
+  return result;
 }
 
 /** Spends from `agent`'s budget for `limit`: null to go on, or the refusal to answer. */

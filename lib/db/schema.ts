@@ -365,9 +365,13 @@ export const sales = pgTable(
      * character, stored ungrouped. The submissionId stays the key programs use.
      */
     protocol: text("protocol").notNull(),
-    agentId: uuid("agent_id")
-      .notNull()
-      .references(() => agents.id),
+    /**
+     * The agent who sold it: the signed-in agent, or the agent an integration's key named (`sales:on-behalf`). Null
+     * for a sale an integration made alone (`integrationId`); one of the two is always set.
+     */
+    agentId: uuid("agent_id").references(() => agents.id),
+    /** The integration whose API key made the sale (lib/dal/api-key.ts), or null for a sale made in a session. */
+    integrationId: uuid("integration_id").references(() => integrations.id),
     status: saleStatus("status").notNull().default("pending"),
     /** The body exactly as sent upstream. */
     request: jsonb("request").$type<PartnerSaleRequestBody>().notNull(),
@@ -435,6 +439,13 @@ export const sales = pgTable(
       sql`(${table.resolution} is null) = (${table.resolvedAt} is null)`,
     ),
     uniqueIndex("sales_protocol_key").on(table.protocol),
+    check("sales_sold_by_someone", sql`${table.agentId} is not null or ${table.integrationId} is not null`),
+    // An integration's counts per status over a period (the dashboard), read from this index alone.
+    index("sales_integration_created_idx")
+      .on(table.integrationId, table.createdAt, table.status)
+      .where(sql`${table.integrationId} is not null`),
+    // The API's changes feed (GET /api/v1/sales?updatedAfter=): keyset on the time of the last change.
+    index("sales_updated_idx").on(table.updatedAt, table.submissionId),
     // "Has this customer bought this plan here before?", asked before each sale the form sends; and the search box.
     index("sales_customer_document_idx").on(sql`(${table.request} ->> 'customerDocument')`),
     index("sales_customer_phone_idx").on(sql`(${table.request} ->> 'customerPhone')`),

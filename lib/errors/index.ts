@@ -42,6 +42,16 @@ export type RequestErrorCode =
   | "insufficient_scope"
   /** A path under /api/v1 that names no endpoint: 404 in the API's JSON shape. */
   | "api_not_found"
+  /** An /api/v1 endpoint asked with a method it does not answer: 405 with Allow. */
+  | "method_not_allowed"
+  /** GET /api/v1/sales/{submissionId} for a sale the ledger does not hold (or an id that is none). */
+  | "sale_not_found"
+  /** GET /api/v1/sales with an unknown parameter, a bad value or a cursor this API did not write. */
+  | "invalid_query"
+  /** A sale on behalf of an agent (`sales:on-behalf`) naming nobody registered here: nothing sent. */
+  | "agent_unknown"
+  /** A sale on behalf of an agent whose account is disabled: nothing sent. */
+  | "agent_disabled"
   // What the frame shows and tells its portal (./embed.ts): the portal token's, the session's, service_unavailable.
   | EmbedErrorCode;
 
@@ -145,6 +155,21 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
     status: 401,
     message:
       "Chave de API desconhecida, revogada ou expirada. Peça uma chave válida ao operador do Partner Sales.",
+  },
+  method_not_allowed: {
+    status: 405,
+    message:
+      "Este endereço da API não aceita este método: veja o cabeçalho Allow e a documentação (/api/v1).",
+  },
+  sale_not_found: { status: 404, message: "Nenhuma venda com este submissionId." },
+  invalid_query: { status: 400, message: "Corrija os parâmetros indicados." },
+  agent_unknown: {
+    status: 422,
+    message: "O agente indicado em agent não está cadastrado. Nada foi enviado.",
+  },
+  agent_disabled: {
+    status: 422,
+    message: "O agente indicado em agent está desativado. Nada foi enviado.",
   },
   api_not_found: {
     status: 404,

@@ -11,6 +11,7 @@ const facts = (overrides: Partial<TimelineFacts> = {}): TimelineFacts => ({
   completedAt: at("13:00:01"),
   resolvedAt: null,
   agentName: "Agente Demo",
+  integrationName: null,
   attempts: 1,
   createdAt: at("13:00:00"),
   resolverName: null,
@@ -59,6 +60,16 @@ describe("a sale's timeline", () => {
       ],
       ["answer", "O fornecedor aceitou a venda."],
     ]);
+  });
+
+  it("names who sent it: the agent, an integration on the agent's behalf, or an integration alone", () => {
+    const sent = (sellers: Partial<TimelineFacts>) => saleTimeline(facts(sellers), 15_000)[0]!.text;
+    expect(sent({ integrationName: "crm" })).toBe(
+      "Enviada ao fornecedor por Agente Demo, via integração crm.",
+    );
+    expect(sent({ agentName: null, integrationName: "crm", attempts: 2 })).toBe(
+      "Enviada ao fornecedor pela integração crm (2 tentativas).",
+    );
   });
 
   it("ends with the wait while the provider has not answered", () => {

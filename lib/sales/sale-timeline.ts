@@ -1,8 +1,8 @@
 import { providerAnswerSummary, type AnswerFacts } from "./provider-answer";
+import type { SaleSellers } from "./seller";
 import { SETTLEMENT_WORDS } from "./settlement";
 
-export interface TimelineFacts extends AnswerFacts {
-  agentName: string;
+export interface TimelineFacts extends AnswerFacts, SaleSellers {
   attempts: number;
   createdAt: Date;
   resolverName: string | null;
@@ -15,14 +15,22 @@ export interface TimelineEntry {
   text: string;
 }
 
+/** "por Ana Souza", "por Ana Souza, via integração crm", "pela integração crm". */
+function sentBy({ agentName, integrationName }: SaleSellers): string {
+  const integration = `integração ${integrationName}`;
+  if (agentName === null) return `pela ${integration}`;
+  return integrationName === null ? `por ${agentName}` : `por ${agentName}, via ${integration}`;
+}
+
 /**
- * What happened to a sale, oldest first: the agent sent it, the provider answered (or did not), a supervisor
- * confirmed with the provider. The answer and the confirmation are separate entries, each at its own time.
+ * What happened to a sale, oldest first: the agent (or an integration's API key) sent it, the provider answered (or
+ * did not), a supervisor confirmed with the provider. The answer and the confirmation are separate entries, each at
+ * its own time.
  */
 export function saleTimeline(facts: TimelineFacts, timeoutMs: number): TimelineEntry[] {
   const attempts = facts.attempts > 1 ? ` (${facts.attempts} tentativas)` : "";
   const entries: TimelineEntry[] = [
-    { kind: "sent", at: facts.createdAt, text: `Enviada ao fornecedor por ${facts.agentName}${attempts}.` },
+    { kind: "sent", at: facts.createdAt, text: `Enviada ao fornecedor ${sentBy(facts)}${attempts}.` },
     { kind: "answer", at: facts.completedAt, text: providerAnswerSummary(facts, timeoutMs) },
   ];
   if (facts.resolution && facts.resolvedAt) {

@@ -4,6 +4,7 @@ export const SALES_CSV_HEADER = [
   "Protocolo",
   "Situação",
   "Agente",
+  "Integração",
   "Cliente",
   "CPF",
   "Plano",

@@ -26,21 +26,25 @@ export type Submission = { kind: "recorded"; replay: boolean; sale: Sale } | { k
  */
 export async function submitSale(
   deps: { db: Database; partnerApi: PartnerApiClient; partnerSource: string | undefined },
-  input: { agentId: string; submissionId: string; sale: ValidSale },
+  input: { agentId: string | null; integrationId?: string | null; submissionId: string; sale: ValidSale },
 ): Promise<Submission> {
   const { db, partnerApi } = deps;
   const { agentId, submissionId, sale } = input;
+  const integrationId = input.integrationId ?? null;
   const claim = await inSpan("ledger.claim", { [SUBMISSION_ID]: submissionId }, async () => {
     const claim = await claimSubmission(db, {
       submissionId,
       agentId,
+      integrationId,
       request: buildSaleBody(sale, deps.partnerSource),
     });
     noteOnSpan({ "partner_sales.claimed": claim.claimed, "partner_sales.status": claim.sale.status });
     return claim;
   });
   if (!claim.claimed) {
-    if (claim.sale.agentId !== agentId) return { kind: "not-yours" };
+    // The key belongs to the seller that made it: the same agent and the same integration (or none).
+    if (claim.sale.agentId !== agentId || claim.sale.integrationId !== integrationId)
+      return { kind: "not-yours" };
     if (claim.sale.status !== "pending")
       log.info("sales.replay", { submissionId, status: claim.sale.status });
     return { kind: "recorded", replay: true, sale: claim.sale };

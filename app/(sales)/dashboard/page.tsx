@@ -3,6 +3,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { AgentTable } from "./_components/agent-table";
 import { formatCount } from "./_components/figures";
+import { IntegrationTable } from "./_components/integration-table";
 import { PeriodCards } from "./_components/period-cards";
 import { SalesChart } from "./_components/sales-chart";
 import { noticeClass } from "@/components/ui/notice";
@@ -42,6 +43,9 @@ export default async function DashboardPage({ searchParams }: PageProps<"/dashbo
       <PeriodCards periods={dashboard.periods} />
       <SalesChart days={dashboard.days} />
       <AgentTable period={dashboard.period} agents={dashboard.agents} />
+      {dashboard.integrations.length > 0 ? (
+        <IntegrationTable period={dashboard.period} integrations={dashboard.integrations} />
+      ) : null}
     </section>
   );
 }

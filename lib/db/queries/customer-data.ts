@@ -2,7 +2,7 @@ import "server-only";
 import { and, asc, eq, isNotNull, isNull, lt, notInArray, or, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Database } from "../connection";
-import { agents, sales, type Agent, type Sale } from "../schema";
+import { agents, integrations, sales, type Agent, type Integration, type Sale } from "../schema";
 import { recordAuditEvent, type AuditEventInput } from "./audit-events";
 
 export type ErasureReason = NonNullable<Sale["personalDataErasure"]>;
@@ -32,7 +32,8 @@ function erasure(reason: ErasureReason) {
     customerDocumentDigest: reason === "request" ? sql`${sales.customerDocumentDigest}` : null,
     personalDataErasedAt: sql`now()`,
     personalDataErasure: reason,
-    updatedAt: sql`now()`,
+    // As every change of a sale (SALE_CHANGED_NOW in ./sales.ts): the changes feed orders by it.
+    updatedAt: sql`clock_timestamp()`,
   };
 }
 
@@ -156,7 +157,9 @@ export async function eraseCustomer(
 
 export interface CustomerSale {
   sale: Sale;
-  agent: Pick<Agent, "id" | "name" | "email">;
+  /** Who sold it: the agent, the integration whose API key sent it, or both (on the agent's behalf). */
+  agent: Pick<Agent, "id" | "name" | "email"> | null;
+  integration: Pick<Integration, "id" | "name"> | null;
   resolver: Pick<Agent, "id" | "name" | "email"> | null;
 }
 
@@ -167,10 +170,12 @@ export async function customerSales(db: Database, { cpf, digest }: { cpf: string
     .select({
       sale: sales,
       agent: { id: agents.id, name: agents.name, email: agents.email },
+      integration: { id: integrations.id, name: integrations.name },
       resolver: { id: resolver.id, name: resolver.name, email: resolver.email },
     })
     .from(sales)
-    .innerJoin(agents, eq(agents.id, sales.agentId))
+    .leftJoin(agents, eq(agents.id, sales.agentId))
+    .leftJoin(integrations, eq(integrations.id, sales.integrationId))
     .leftJoin(resolver, eq(resolver.id, sales.resolvedBy))
     .where(ofCustomer(cpf, digest))
     .orderBy(asc(sales.createdAt), asc(sales.submissionId));

@@ -1,16 +1,25 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isoDateIn } from "@/lib/format";
 import { newProtocol } from "@/lib/sales/protocol";
 import { testDatabases } from "@/test/databases";
+import { insertIntegration, removeIntegrations, sellByIntegration } from "@/test/integration-sales";
 import type { DatabaseHandle } from "../connection";
 import { rowsOf } from "../rows";
 import { sales, type SaleStatus } from "../schema";
 import { insertAgent } from "./agents";
-import { salesPerAgent, salesPerDay } from "./dashboard";
+import { salesPerAgent, salesPerDay, salesPerIntegration } from "./dashboard";
 import { countDaysIn } from "./sale-day-counts";
 
 const ZONE = "America/Sao_Paulo";
+const request = () => ({
+  customerDocument: "52998224725",
+  customerName: "Cliente",
+  customerEmail: "c@example.com",
+  customerPhone: "11987654321",
+  planId: randomUUID(),
+});
 const STATUSES: SaleStatus[] = [
   "accepted",
   "accepted",
@@ -25,10 +34,10 @@ describe.each(testDatabases)("the dashboard's numbers on $name", ({ open }) => {
   let handle: DatabaseHandle;
   // What was inserted, counted here as the test goes: [agent, day in São Paulo, status].
   const made: [string, string, SaleStatus][] = [];
+  const agentIds: string[] = [];
 
   beforeAll(async () => {
     handle = await open();
-    const agentIds: string[] = [];
     for (const name of ["Ana", "Bia", "Caio"]) {
       const agent = await insertAgent(handle.db, {
         email: `${name.toLowerCase()}@example.com`,
@@ -48,13 +57,7 @@ describe.each(testDatabases)("the dashboard's numbers on $name", ({ open }) => {
         protocol: newProtocol(),
         agentId,
         status,
-        request: {
-          customerDocument: "52998224725",
-          customerName: "Cliente",
-          customerEmail: "c@example.com",
-          customerPhone: "11987654321",
-          planId: randomUUID(),
-        },
+        request: request(),
         createdAt: sql`${instant.toISOString()}::timestamptz`,
       });
       made.push([agentId, new Date(instant.getTime() - 3 * 3_600_000).toISOString().slice(0, 10), status]);
@@ -112,5 +115,60 @@ describe.each(testDatabases)("the dashboard's numbers on $name", ({ open }) => {
       return rows.map((row) => row["QUERY PLAN"]).join("\n");
     });
     expect(plan).toContain("Index Only Scan using sales_created_idx on sales");
+  });
+
+  describe("with an integration's sales, alone and on an agent's behalf", () => {
+    // Made now, long after the sales above: counted from yesterday on, only these are.
+    const from = () => isoDateIn(new Date(Date.now() - 86_400_000), ZONE);
+
+    it("counts the one on an agent's behalf for the agent and both for the integration, and every sale by day", async () => {
+      const [crm, erp] = [
+        await insertIntegration(handle.db, "crm"),
+        await insertIntegration(handle.db, "erp"),
+      ];
+      const ana = agentIds[0]!;
+      try {
+        await sellByIntegration(handle.db, { integrationId: crm.id, agentId: null, request: request() });
+        await sellByIntegration(handle.db, {
+          integrationId: crm.id,
+          agentId: ana,
+          request: request(),
+          outcome: { status: "unknown", reason: "timeout" },
+        });
+        const counts = (status: SaleStatus, sales = 1) => ({ ...zero, [status]: sales });
+        const zero = { pending: 0, accepted: 0, rejected: 0, failed: 0, unknown: 0 };
+
+        expect(await salesPerAgent(handle.db, { from: from(), timeZone: ZONE })).toEqual([
+          { agentId: ana, agentName: "Ana", agentEmail: "ana@example.com", counts: counts("unknown") },
+        ]);
+        // erp sold nothing: not listed.
+        expect(await salesPerIntegration(handle.db, { from: from(), timeZone: ZONE })).toEqual([
+          { integrationId: crm.id, integrationName: "crm", counts: { ...counts("accepted"), unknown: 1 } },
+        ]);
+        // The totals hold the integration's own sale too, from the day counts and from the ledger alike.
+        for (const zone of [ZONE, "UTC"]) {
+          await countDaysIn(handle.db, zone);
+          const days = await salesPerDay(handle.db, { from: from(), timeZone: ZONE });
+          expect(tally(days.map((row) => ({ key: row.status, sales: row.sales })))).toEqual({
+            accepted: 1,
+            unknown: 1,
+          });
+        }
+        await countDaysIn(handle.db, ZONE);
+      } finally {
+        await removeIntegrations(handle.db, crm, erp);
+      }
+    });
+
+    it("reads each integration's counts from its index alone", async () => {
+      const plan = await handle.db.transaction(async (tx) => {
+        await tx.execute(sql`set local enable_seqscan = off`);
+        await tx.execute(sql`set local enable_bitmapscan = off`);
+        const query = salesPerIntegration(tx, { from: from(), timeZone: ZONE });
+        const rows = rowsOf<{ "QUERY PLAN": string }>(await tx.execute(sql`explain ${query.getSQL()}`));
+        return rows.map((row) => row["QUERY PLAN"]).join("\n");
+      });
+      expect(plan).toContain("Index Only Scan using sales_integration_created_idx on sales");
+    });
   });
 });

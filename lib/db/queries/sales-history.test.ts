@@ -6,8 +6,9 @@ import { ERASURE_LABELS, formatDateTime, maskCpf, STATUS_LABELS } from "@/lib/fo
 import { saleSearch } from "@/lib/sales/history-search";
 import { formatProtocol, newProtocol } from "@/lib/sales/protocol";
 import { testDatabases } from "@/test/databases";
+import { insertIntegration, removeIntegrations, sellByIntegration } from "@/test/integration-sales";
 import type { DatabaseHandle } from "../connection";
-import { agents, sales, type SaleStatus } from "../schema";
+import { agents, integrations, sales, type SaleStatus } from "../schema";
 import { insertAgent } from "./agents";
 import { countDaysIn } from "./sale-day-counts";
 import {
@@ -38,7 +39,8 @@ describe.each(testDatabases)("the sales history on $name", ({ open }) => {
   const special: Record<string, { submissionId: string; protocol: string }> = {};
 
   async function insertSale(values: {
-    agentId: string;
+    agentId: string | null;
+    integrationId?: string;
     status?: SaleStatus;
     request?: Record<string, string>;
     createdAt?: ReturnType<typeof sql>;
@@ -47,6 +49,7 @@ describe.each(testDatabases)("the sales history on $name", ({ open }) => {
     await handle.db.insert(sales).values({
       ...row,
       agentId: values.agentId,
+      integrationId: values.integrationId,
       status: values.status ?? "accepted",
       request: request(values.request),
       ...(values.createdAt ? { createdAt: values.createdAt } : {}),
@@ -174,11 +177,15 @@ describe.each(testDatabases)("the sales history on $name", ({ open }) => {
       role: "supervisor",
       passwordHash: null,
     });
+    // So is an integration's, which sells alone or on an agent's behalf. The API keys' CLI would not take this
+    // name; the database does.
+    const [api] = await handle.db.insert(integrations).values({ name: '-crm; "x"' }).returning();
     try {
       for (const [index, customerName] of tricky.entries()) {
         made.push(
           await insertSale({
-            agentId: index % 3 === 2 ? caio.id : index % 2 ? ana : bia,
+            agentId: index % 5 === 4 ? null : index % 3 === 2 ? caio.id : index % 2 ? ana : bia,
+            integrationId: index % 5 === 4 || index % 5 === 1 ? api!.id : undefined,
             status: "failed",
             request: {
               customerName,
@@ -214,7 +221,8 @@ describe.each(testDatabases)("the sales history on $name", ({ open }) => {
         formatDateTime(row.createdAt, ZONE, "minutes"),
         formatProtocol(row.protocol),
         STATUS_LABELS[row.status],
-        row.agentName,
+        row.agentName ?? "",
+        row.integrationName ?? "",
         row.personalDataErasure ? ERASURE_LABELS[row.personalDataErasure] : row.request.customerName,
         maskCpf(row.request.customerDocument),
         names.plans.find((plan) => plan.id === row.request.planId.toLowerCase())?.name ?? row.request.planId,
@@ -259,6 +267,63 @@ describe.each(testDatabases)("the sales history on $name", ({ open }) => {
       for (const { submissionId } of made)
         await handle.db.delete(sales).where(eq(sales.submissionId, submissionId));
       await handle.db.delete(agents).where(eq(agents.id, caio.id));
+      await removeIntegrations(handle.db, api!);
+    }
+  });
+
+  it("lists and exports an integration's sales, alone and on an agent's behalf, with who sold each", async () => {
+    const crm = await insertIntegration(handle.db, "crm");
+    try {
+      const alone = await sellByIntegration(handle.db, {
+        integrationId: crm.id,
+        agentId: null,
+        request: request({ customerName: "Cliente da Integração" }),
+      });
+      const onBehalf = await sellByIntegration(handle.db, {
+        integrationId: crm.id,
+        agentId: ana,
+        request: request({ customerName: "Cliente em Nome da Ana" }),
+        outcome: {
+          status: "rejected",
+          httpStatus: 409,
+          message: "Customer already has this plan.",
+          fields: [],
+        },
+      });
+      const sellers = (rows: SaleListRow[]) =>
+        rows
+          .filter((row) => [alone.submissionId, onBehalf.submissionId].includes(row.submissionId))
+          .map(({ agentName, integrationName, status }) => ({ agentName, integrationName, status }));
+
+      const everyone = (await listHistoryPage(handle.db, criteria(), { limit: 1000 })).rows;
+      expect(sellers(everyone)).toEqual([
+        { agentName: "Ana", integrationName: "crm", status: "rejected" },
+        { agentName: null, integrationName: "crm", status: "accepted" },
+      ]);
+      // Ana's own history holds the sale made for her, not the integration's own.
+      const anas = (await listHistoryPage(handle.db, criteria({ agentId: ana }), { limit: 1000 })).rows;
+      expect(sellers(anas)).toEqual([{ agentName: "Ana", integrationName: "crm", status: "rejected" }]);
+
+      const cells = async (given: HistoryCriteria) => {
+        const batch = await exportCsvBatch(handle.db, given, { limit: 1000, names: { plans: [] } });
+        const lines = new TextDecoder().decode(batch.csv).trim().split("\n");
+        return [alone, onBehalf].map((sale) =>
+          lines
+            .find((line) => line.includes(formatProtocol(sale.protocol)))
+            ?.split(";")
+            .slice(2, 6),
+        );
+      };
+      expect(await cells(criteria())).toEqual([
+        ["Aceita", "", "crm", "Cliente da Integração"],
+        ["Recusada", "Ana", "crm", "Cliente em Nome da Ana"],
+      ]);
+      expect(await cells(criteria({ agentId: ana }))).toEqual([
+        undefined,
+        ["Recusada", "Ana", "crm", "Cliente em Nome da Ana"],
+      ]);
+    } finally {
+      await removeIntegrations(handle.db, crm);
     }
   });
 

@@ -7,7 +7,7 @@ import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
 import { ERASURE_LABELS, STATUS_LABELS } from "@/lib/format";
 import type { Database } from "../connection";
 import { copyCsv } from "../copy";
-import { agents, sales, type Sale, type SaleStatus } from "../schema";
+import { agents, integrations, sales, type Sale, type SaleStatus } from "../schema";
 import { dayCountsAreIn, sumDayCounts } from "./sale-day-counts";
 
 /** What the history, its export and the dashboard's links narrow the ledger to, ready for SQL. */
@@ -33,7 +33,9 @@ export interface SaleListRow {
   protocol: string;
   status: SaleStatus;
   request: SaleListRequest;
-  agentName: string;
+  /** Who sold it: the agent, the integration whose API key sent it, or both (a sale on an agent's behalf). */
+  agentName: string | null;
+  integrationName: string | null;
   createdAt: Date;
   upstreamMessage: string | null;
   resolverName: string | null;
@@ -151,6 +153,7 @@ export async function listHistoryPage(
       status: sales.status,
       request: sales.request,
       agentName: agents.name,
+      integrationName: integrations.name,
       createdAt: sales.createdAt,
       upstreamMessage: sales.upstreamMessage,
       resolverName: resolver.name,
@@ -158,7 +161,8 @@ export async function listHistoryPage(
       personalDataErasure: sales.personalDataErasure,
     })
     .from(sales)
-    .innerJoin(agents, eq(agents.id, sales.agentId))
+    .leftJoin(agents, eq(agents.id, sales.agentId))
+    .leftJoin(integrations, eq(integrations.id, sales.integrationId))
     .leftJoin(resolver, eq(resolver.id, sales.resolvedBy))
     .where(historyWhere(db, criteria, cursor))
     .orderBy(
@@ -223,7 +227,9 @@ function exportCells(criteria: HistoryCriteria, names: ExportNames): SQL {
       minutesIn(sale("created_at"), criteria.timeZone),
       sql`left(${sale("protocol")}, 5) || '-' || substr(${sale("protocol")}, 6)`,
       sql`case ${sale("status")} ${statusLabel} end`,
+      // The seller in two columns, each empty when that seller took no part: a spreadsheet filters on either.
       sql`agent.name`,
+      sql`integration.name`,
       // An erased sale's customer is the reason their data is gone (the request holds empty texts then).
       sql`case ${sale("personal_data_erasure")} ${sql.join(
         Object.entries(ERASURE_LABELS).map(([reason, label]) => sql`when ${reason} then ${label}`),
@@ -240,8 +246,10 @@ function exportCells(criteria: HistoryCriteria, names: ExportNames): SQL {
   );
 }
 
-// An agent's name as its cell, made once an agent rather than once a sale.
+// A seller's name as its cell, made once an agent or an integration rather than once a sale.
 const agentCells = sql`(select ${agents.id}, ${spreadsheetText(sql`${agents.name}`)} as name from ${agents})`;
+const integrationCells = sql`(select ${integrations.id}, ${spreadsheetText(sql`${integrations.name}`)} as name
+  from ${integrations})`;
 
 /**
  * The next `limit` sales under the criteria, newest first, older than the sale `after` names, as CSV lines the
@@ -280,12 +288,14 @@ export async function exportCsvBatch(
     select ${exportCells(criteria, names)}
     from (
       select ${sales.createdAt}, ${sales.submissionId}, ${sales.protocol}, ${sales.status}, ${sales.agentId},
-        ${sales.upstreamMessage}, ${sales.resolvedBy}, ${sales.resolvedAt}, ${sales.personalDataErasure},
+        ${sales.integrationId}, ${sales.upstreamMessage}, ${sales.resolvedBy}, ${sales.resolvedAt},
+        ${sales.personalDataErasure},
         ${field("customerName")} as customer_name, ${field("customerDocument")} as customer_document,
         ${field("planId")} as plan_id, ${field("externalId")} as external_id
       from ${sales} ${batchWhere ? sql`where ${batchWhere}` : sql.empty()} offset 0
     ) sale
-    join ${agentCells} agent on agent.id = sale.agent_id
+    left join ${agentCells} agent on agent.id = sale.agent_id
+    left join ${integrationCells} integration on integration.id = sale.integration_id
     left join ${agentCells} resolver on resolver.id = sale.resolved_by
     order by sale.created_at desc, sale.submission_id desc`;
   const { csv, rows } = await copyCsv(db, batch);

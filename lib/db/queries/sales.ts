@@ -9,7 +9,14 @@ import { prepared } from "../prepared";
 import { isUniqueViolation } from "../unique-violation";
 import { agentActor, recordAuditEvent } from "./audit-events";
 import { eraseIfRequested } from "./customer-data";
-import { agents, sales, type Sale, type SaleResolution, type SaleStatus } from "../schema";
+import { agents, integrations, sales, type Sale, type SaleResolution, type SaleStatus } from "../schema";
+
+/**
+ * When a sale's row changes, as the changes feed (lib/db/queries/api-sales.ts) orders it: the clock when the row is
+ * written, not the transaction's start (`now()`), which a statement waiting on a lock would date before rows that
+ * committed while it waited.
+ */
+export const SALE_CHANGED_NOW = sql`clock_timestamp()`;
 
 export type Claim = { claimed: true; sale: Sale } | { claimed: false; sale: Sale };
 
@@ -19,7 +26,13 @@ export type Claim = { claimed: true; sale: Sale } | { claimed: false; sale: Sale
  */
 export async function claimSubmission(
   db: Database,
-  input: { submissionId: string; agentId: string; request: PartnerSaleRequestBody },
+  input: {
+    submissionId: string;
+    /** Who sells (lib/dal/sell.ts): an agent, an integration (its API key), or an integration on an agent's behalf. */
+    agentId: string | null;
+    integrationId?: string | null;
+    request: PartnerSaleRequestBody;
+  },
   /** Where a new row's protocol comes from (a test may force a collision). */
   drawProtocol: () => string = newProtocol,
 ): Promise<Claim> {
@@ -30,14 +43,16 @@ export async function claimSubmission(
         submissionId: sql.placeholder("submissionId"),
         protocol: sql.placeholder("protocol"),
         agentId: sql.placeholder("agentId"),
+        integrationId: sql.placeholder("integrationId"),
         request: sql.placeholder("request"),
+        updatedAt: SALE_CHANGED_NOW,
       })
       .onConflictDoNothing({ target: sales.submissionId })
       .returning()
       .prepare(statementName),
   );
   const [inserted] = await insertWithFreshProtocol(() =>
-    insert.execute({ ...input, protocol: drawProtocol() }),
+    insert.execute({ ...input, integrationId: input.integrationId ?? null, protocol: drawProtocol() }),
   );
   if (inserted) return { claimed: true, sale: inserted };
 
@@ -51,12 +66,14 @@ export async function claimSubmission(
       upstreamStatus: null,
       upstreamMessage: null,
       completedAt: null,
-      updatedAt: sql`now()`,
+      updatedAt: SALE_CHANGED_NOW,
     })
     .where(
       and(
         eq(sales.submissionId, input.submissionId),
-        eq(sales.agentId, input.agentId),
+        // Only its own seller sends a failed sale again: the same agent and the same integration (or none).
+        sql`${sales.agentId} is not distinct from ${input.agentId}`,
+        sql`${sales.integrationId} is not distinct from ${input.integrationId ?? null}`,
         eq(sales.status, "failed"),
         // An erased sale, or one whose customer asked for erasure, is history: sending its key again answers what
         // was recorded, it does not sell anew with the customer's data.
@@ -116,7 +133,7 @@ export async function recordOutcome(db: Database, submissionId: string, outcome:
         upstreamMessage: sql`${sql.placeholder("upstreamMessage")}`,
         outcomeDetail: sql`${sql.placeholder("outcomeDetail")}`,
         rejectedFields: sql`${sql.placeholder("rejectedFields")}::jsonb`,
-        updatedAt: sql`now()`,
+        updatedAt: SALE_CHANGED_NOW,
         completedAt: sql`now()`,
       })
       .where(
@@ -167,7 +184,12 @@ export async function markStalePendingUnknown(
 ): Promise<number> {
   const stale = await db
     .update(sales)
-    .set({ status: "unknown", outcomeDetail: "interrupted", updatedAt: sql`now()`, completedAt: sql`now()` })
+    .set({
+      status: "unknown",
+      outcomeDetail: "interrupted",
+      updatedAt: SALE_CHANGED_NOW,
+      completedAt: sql`now()`,
+    })
     .where(
       and(
         eq(sales.status, "pending"),
@@ -210,19 +232,31 @@ export async function findHeldSaleOf(
   return sale;
 }
 
+/** One sale with the names of who sold it (its agent, its integration, or both) and of who settled it. */
 export async function findSale(
   db: Database,
   submissionId: string,
-): Promise<(Sale & { agentName: string; resolverName: string | null }) | undefined> {
+): Promise<
+  | (Sale & { agentName: string | null; integrationName: string | null; resolverName: string | null })
+  | undefined
+> {
   const resolver = alias(agents, "resolver");
   const [row] = await db
-    .select({ sale: sales, agentName: agents.name, resolverName: resolver.name })
+    .select({
+      sale: sales,
+      agentName: agents.name,
+      integrationName: integrations.name,
+      resolverName: resolver.name,
+    })
     .from(sales)
-    .innerJoin(agents, eq(agents.id, sales.agentId))
+    .leftJoin(agents, eq(agents.id, sales.agentId))
+    .leftJoin(integrations, eq(integrations.id, sales.integrationId))
     .leftJoin(resolver, eq(resolver.id, sales.resolvedBy))
     .where(eq(sales.submissionId, submissionId))
     .limit(1);
-  return row ? { ...row.sale, agentName: row.agentName, resolverName: row.resolverName } : undefined;
+  if (!row) return undefined;
+  const { sale, ...names } = row;
+  return { ...sale, ...names };
 }
 
 /**
@@ -244,7 +278,7 @@ export async function resolveUnknownSale(
         resolution: input.resolution,
         resolvedBy: input.supervisor.id,
         resolvedAt: sql`now()`,
-        updatedAt: sql`now()`,
+        updatedAt: SALE_CHANGED_NOW,
       })
       .where(and(eq(sales.submissionId, input.submissionId), eq(sales.status, "unknown")))
       .returning();

@@ -28,7 +28,8 @@ export function AgentTable({ period, agents }: { period: PeriodSummary; agents: 
         </nav>
       </div>
       {agents.length === 0 ? (
-        <p className="panel text-slate-600">Nenhuma venda no período.</p>
+        // Integrations may have sold alone meanwhile: their table says so.
+        <p className="panel text-slate-600">Nenhum agente vendeu no período.</p>
       ) : (
         <div className="table-frame">
           <table className="data-table figures-table">

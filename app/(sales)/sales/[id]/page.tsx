@@ -68,8 +68,23 @@ export default async function SalePage({ params, searchParams }: PageProps<"/sal
           </dd>
         </div>
         <div>
-          <dt className="text-sm text-slate-500">Agente</dt>
-          <dd>{sale.agentName}</dd>
+          {/* An integration's API key may have sold it, alone or on the agent's behalf. */}
+          {sale.agentName === null ? (
+            <>
+              <dt className="text-sm text-slate-500">Integração</dt>
+              <dd>{sale.integrationName}</dd>
+            </>
+          ) : (
+            <>
+              <dt className="text-sm text-slate-500">Agente</dt>
+              <dd>
+                {sale.agentName}
+                {sale.integrationName === null ? null : (
+                  <span className="text-slate-500"> · via integração {sale.integrationName}</span>
+                )}
+              </dd>
+            </>
+          )}
         </div>
         <div>
           <dt className="text-sm text-slate-500">Enviada em</dt>

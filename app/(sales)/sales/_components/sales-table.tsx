@@ -1,6 +1,7 @@
 import { StatusBadge } from "./status-badge";
 import type { SaleListItem } from "@/lib/dal/sales-history";
 import { formatDateTime } from "@/lib/format";
+import { sellerName } from "@/lib/sales/seller";
 
 /** The history's rows, as wide as the screen allows; narrow screens scroll the columns after the status. */
 export function SalesTable({
@@ -55,7 +56,7 @@ export function SalesTable({
               <td className="break-all" data-customer-data>
                 {sale.externalId ?? ""}
               </td>
-              {showAgent ? <td>{sale.agentName}</td> : null}
+              {showAgent ? <td>{sellerName(sale)}</td> : null}
             </tr>
           ))}
         </tbody>
