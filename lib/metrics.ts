@@ -90,6 +90,12 @@ function createMetrics() {
       labelNames: ["from", "error"] as const,
       registers,
     }),
+    apiKeyRefusals: new Counter({
+      name: "partner_sales_api_key_refusals_total",
+      help: "Requests to /api/v1 refused at the key check, by reason (no key, malformed, unknown, revoked, expired, scope missing…).",
+      labelNames: ["reason"] as const,
+      registers,
+    }),
     limitedRequests: new Counter({
       name: "partner_sales_limited_requests_total",
       help: "Requests refused for a limit (429): sales, known-customer checks, history pages, exports.",
@@ -159,6 +165,11 @@ export function countSignInRefusal(method: SignInMethod, reason: string): void {
 }
 
 /** An error code the IdP answered (lib/auth/idp-error.ts): `invalid_client` is the set-up, not an outage. */
+/** Every refusal at the API's key check, unlike the log, which tells of each a while. */
+export function countApiKeyRefusal(reason: string): void {
+  metrics().apiKeyRefusals.inc({ reason });
+}
+
 export function countIdpError(from: "authorization" | "token", error: string): void {
   metrics().idpErrors.inc({ from, error });
 }

@@ -1,10 +1,11 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { generateApiKey } from "@/lib/auth/api-keys";
 import type { DatabaseHandle } from "@/lib/db/connection";
 import { createApiKey, findApiKey, revokeApiKeys } from "@/lib/db/queries/api-keys";
 import { auditEvents } from "@/lib/db/schema";
 import { log } from "@/lib/log";
+import { metrics } from "@/lib/metrics";
 import { testDatabases } from "@/test/databases";
 import { authenticateApiKey } from "./api-key";
 
@@ -12,12 +13,17 @@ const OPERATOR = { actor: "cli:test", door: "cli" };
 const bearer = (key: string) =>
   new Request("http://localhost/api/v1/sales", { headers: { authorization: `Bearer ${key}` } });
 
-describe.each(testDatabases)("authenticateApiKey on $name", ({ open }) => {
+describe.each(testDatabases)("authenticateApiKey on $name", ({ open, name }) => {
   let handle: DatabaseHandle;
+  // Refusals are logged once a while per process: each database's run lives an hour after the other's.
+  const later = (date = new Date()) => new Date(date.getTime() + (name === "PGlite" ? 0 : 3_600_000));
   beforeAll(async () => {
     handle = await open();
   });
   afterAll(() => handle.close());
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
 
   async function newKey(
     name: string,
@@ -55,12 +61,16 @@ describe.each(testDatabases)("authenticateApiKey on $name", ({ open }) => {
       ],
       [bearer("sk_live_123"), "api_key_invalid", "key_malformed"],
       [bearer(unknown.key), "api_key_invalid", "key_unknown"],
-      [bearer(`${live.key.slice(0, -2)}xx`), "api_key_invalid", "key_mismatch"],
+      [
+        bearer(`${live.key.slice(0, -2)}${live.key.endsWith("xx") ? "yy" : "xx"}`),
+        "api_key_invalid",
+        "key_mismatch",
+      ],
       [bearer(revoked.key), "api_key_invalid", "key_revoked"],
       [bearer(expired.key), "api_key_invalid", "key_expired"],
     ];
     for (const [request, code, reason] of cases) {
-      const result = await authenticateApiKey(handle.db, request, "sales:write");
+      const result = await authenticateApiKey(handle.db, request, "sales:write", later());
       expect(result.ok).toBe(false);
       if (result.ok) continue;
       expect(result.response.status).toBe(401);
@@ -70,6 +80,18 @@ describe.each(testDatabases)("authenticateApiKey on $name", ({ open }) => {
       );
       if (reason) expect(warn).toHaveBeenCalledWith("access.refused", expect.objectContaining({ reason }));
     }
+    // Every refusal is counted, however seldom the log tells of it.
+    const counted = await metrics().registry.getSingleMetric("partner_sales_api_key_refusals_total")!.get();
+    expect(counted.values.map((value) => value.labels.reason)).toEqual(
+      expect.arrayContaining([
+        "key_missing",
+        "key_malformed",
+        "key_unknown",
+        "key_mismatch",
+        "key_revoked",
+        "key_expired",
+      ]),
+    );
     // The log names keys by their prefix, never the key.
     const logged = JSON.stringify(warn.mock.calls);
     for (const key of [live.key, revoked.key, expired.key, unknown.key]) expect(logged).not.toContain(key);

@@ -6,6 +6,7 @@ import { apiKeyDoor, findApiKey, touchApiKey, type ApiKeyRecord } from "@/lib/db
 import { errorBody, type ErrorCode } from "@/lib/errors";
 import { errorResponse, noStoreJson } from "@/lib/http/json";
 import { log } from "@/lib/log";
+import { countApiKeyRefusal } from "@/lib/metrics";
 import { securityEventOnce } from "@/lib/security-log";
 import { limitedResponse, spendLimit } from "./limits";
 
@@ -37,20 +38,21 @@ function refusal(code: ErrorCode, challenge: string): ApiAuthentication {
 async function refused(
   db: Database,
   reason: KeyRefusal | "scope_missing",
-  key: ApiKeyRecord | undefined,
+  key: Pick<ApiKeyRecord, "integration" | "prefix"> | undefined,
   details: Record<string, string>,
+  now = new Date(),
 ) {
+  countApiKeyRefusal(reason);
   const door = key ? apiKeyDoor({ name: key.integration }) : null;
   // Per key and reason (and scope) for real keys; per reason alone for made-up ones, whose prefixes are the
   // caller's to vary: one line a while, however many it invents.
   const once = key ? `api-key:${reason}:${key.prefix}:${details.scope ?? ""}` : `api-key:${reason}`;
-  const written = await securityEventOnce(once, "access.refused", {
-    outcome: "failure",
-    door,
-    agentId: null,
-    reason,
-    details,
-  });
+  const written = await securityEventOnce(
+    once,
+    "access.refused",
+    { outcome: "failure", door, agentId: null, reason, details },
+    now.getTime(),
+  );
   // The trail too, as seldom: a system hammering with a revoked key must not flood it.
   if (
     written &&
@@ -71,6 +73,32 @@ async function refused(
   }
 }
 
+const scopeChallenge = (scope: ApiScope) =>
+  refusal("insufficient_scope", `${REALM}, error="insufficient_scope", scope="${scope}"`);
+
+/**
+ * A scope a request needs beyond its endpoint's (a sale naming an agent needs `sales:on-behalf`): the same 403,
+ * log line and trail entry as a missing endpoint scope. Null when the caller holds it.
+ */
+export async function requireScope(caller: ApiCaller, scope: ApiScope): Promise<Response | null> {
+  if (caller.scopes.has(scope)) return null;
+  try {
+    await refused(
+      await getDb(),
+      "scope_missing",
+      { integration: caller.integration, prefix: caller.prefix },
+      {
+        prefix: caller.prefix,
+        scope,
+      },
+    );
+  } catch (error) {
+    log.error("api_key.refusal_log_failed", { error });
+  }
+  const refusedScope = scopeChallenge(scope);
+  return refusedScope.ok ? null : refusedScope.response;
+}
+
 /**
  * The one check of /api/v1: `Authorization: Bearer <key>`, a live key (known, not revoked, not expired) whose hash
  * matches, holding `scope`. Refusals: 401 with `WWW-Authenticate: Bearer` (RFC 6750: `invalid_token` for a key that
@@ -85,30 +113,31 @@ export async function authenticateApiKey(
   const header = request.headers.get("authorization") ?? "";
   const [scheme, presented, ...rest] = header.trim().split(/\s+/);
   if (!header || scheme?.toLowerCase() !== "bearer" || !presented || rest.length > 0) {
+    countApiKeyRefusal("key_missing");
     return refusal("api_key_required", REALM);
   }
   const invalid = () => refusal("api_key_invalid", `${REALM}, error="invalid_token"`);
   const prefix = apiKeyPrefix(presented);
   if (!prefix) {
-    await refused(db, "key_malformed", undefined, {});
+    await refused(db, "key_malformed", undefined, {}, now);
     return invalid();
   }
   const key = await findApiKey(db, prefix);
   if (!key || !apiKeyMatches(presented, key.secretHash)) {
-    await refused(db, key ? "key_mismatch" : "key_unknown", key, { prefix });
+    await refused(db, key ? "key_mismatch" : "key_unknown", key, { prefix }, now);
     return invalid();
   }
   if (key.revokedAt) {
-    await refused(db, "key_revoked", key, { prefix });
+    await refused(db, "key_revoked", key, { prefix }, now);
     return invalid();
   }
   if (key.expiresAt && key.expiresAt <= now) {
-    await refused(db, "key_expired", key, { prefix });
+    await refused(db, "key_expired", key, { prefix }, now);
     return invalid();
   }
   if (!key.scopes.includes(scope)) {
-    await refused(db, "scope_missing", key, { prefix, scope });
-    return refusal("insufficient_scope", `${REALM}, error="insufficient_scope", scope="${scope}"`);
+    await refused(db, "scope_missing", key, { prefix, scope }, now);
+    return scopeChallenge(scope);
   }
   // "Last used" is worth a write once a minute, not once a request.
   if (!key.lastUsedAt || now.getTime() - key.lastUsedAt.getTime() >= 60_000) {

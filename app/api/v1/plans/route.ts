@@ -1,3 +1,5 @@
+import { otherMethods } from "@/lib/api/methods";
+import { planCatalogue } from "@/lib/api/responses";
 import { authorizeApiRequest } from "@/lib/dal/api-key";
 import { getConfig } from "@/lib/env";
 import { noStoreJson } from "@/lib/http/json";
@@ -11,14 +13,7 @@ export const dynamic = "force-dynamic";
 export async function GET(request: Request) {
   const auth = await authorizeApiRequest(request, "plans:read", "api_reads");
   if (!auth.ok) return auth.response;
-  const plans = getConfig().plans;
-  return noStoreJson(200, {
-    catalogue: plans ? "configured" : "none",
-    plans: (plans ?? []).map((plan) => ({
-      id: plan.id,
-      name: plan.name,
-      description: plan.description,
-      price: plan.price ?? null,
-    })),
-  });
+  return noStoreJson(200, planCatalogue(getConfig().plans));
 }
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");
