@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { saleStatus } from "@/lib/db/schema";
 import { parseProtocol } from "@/lib/sales/protocol";
+import { MAX_EXTERNAL_ID_LENGTH } from "@/lib/validation/contact";
 
 /**
  * What /api/v1 reads besides a sale's own fields (lib/validation/sale.ts): the agent a key with `sales:on-behalf`
@@ -11,9 +12,9 @@ import { parseProtocol } from "@/lib/sales/protocol";
 /** The agent a sale is also attributed to: by id or by e-mail, one of the two. */
 export const agentReferenceSchema = z
   .union([
-    z.strictObject({ id: z.uuid().meta({ description: "O id do agente." }) }),
+    z.strictObject({ id: z.uuid().meta({ description: "The agent's id." }) }),
     z.strictObject({
-      email: z.email().max(254).meta({ description: "O e-mail com que o agente está cadastrado." }),
+      email: z.email().max(254).meta({ description: "The e-mail the agent is registered with." }),
     }),
   ])
   .meta({
@@ -52,7 +53,9 @@ export const listSalesQuerySchema = z
     externalId: z
       .string()
       .min(1, { error: "Informe o externalId." })
-      .max(64, { error: "O externalId tem no máximo 64 caracteres." })
+      .max(MAX_EXTERNAL_ID_LENGTH, {
+        error: `O externalId tem no máximo ${MAX_EXTERNAL_ID_LENGTH} caracteres.`,
+      })
       .optional()
       .meta({ description: "The partner's own id for the sale, as sent in `externalId`." }),
     status: z

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { apiSale, type SaleRow } from "./sale-representation";
+import { apiSale, apiSaleSchema, type SaleRow } from "./sale-representation";
 
 const at = new Date("2026-11-29T12:00:00Z");
 const row: SaleRow = {
@@ -63,5 +63,21 @@ describe("apiSale", () => {
       personalDataErasedAt: at.toISOString(),
       settlement: null,
     });
+  });
+
+  it("answers exactly what its schema (and so the OpenAPI document) describes", () => {
+    const withSchema = apiSaleSchema.strict();
+    for (const context of [
+      { seller, settledBy: supervisor, withCustomer: true },
+      { seller: { agent: null, integration: "crm" }, settledBy: null, withCustomer: false },
+    ]) {
+      const sale = apiSale(row, context);
+      expect(withSchema.parse(sale)).toEqual(sale);
+    }
+    const erased = apiSale(
+      { ...row, personalDataErasedAt: at },
+      { seller, settledBy: null, withCustomer: true },
+    );
+    expect(withSchema.parse(erased)).toEqual(erased);
   });
 });

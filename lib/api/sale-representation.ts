@@ -1,54 +1,99 @@
-import type { Sale } from "@/lib/db/schema";
+import { z } from "zod";
+import { saleResolution, saleStatus, type Sale } from "@/lib/db/schema";
 import { formatProtocol } from "@/lib/sales/protocol";
 
-/** Who sold a sale, as /api/v1 shows it: the agent and/or the integration whose key made it. */
-export interface ApiSeller {
-  agent: { id: string; name: string } | null;
-  integration: string | null;
-}
+// The schemas are the representation's definition: the types below are inferred from them, and the OpenAPI
+// document (lib/api/openapi.ts) is generated from them, so code and document cannot drift apart.
 
-/** Who settled an `unknown` sale, what they learnt and when (null while unsettled, or never unknown). */
-export interface ApiSettlement {
-  by: { id: string; name: string };
-  at: string;
-  resolution: NonNullable<Sale["resolution"]>;
-}
+const timestamp = z.iso.datetime();
 
-/** The customer's data as it was sent to the provider: only for a key with `sales:read-customer`. */
-export interface ApiCustomer {
-  document: string;
-  name: string;
-  email: string;
-  phone: string;
-  birthDate: string | null;
-}
+/** Someone the ledger names: by id and name, never by e-mail. */
+export const apiPersonSchema = z.object({
+  id: z.string().meta({ examples: ["9b1f6c2e-4a3d-4f7e-8c21-0d5e6f7a8b90"] }),
+  name: z.string().meta({ examples: ["Ana Lima"] }),
+});
 
-/** A sale as /api/v1 answers it (README: "Integrating with the API"). */
-export interface ApiSale {
-  submissionId: string;
-  /** As people read it: "7KQ2M-X9R4B". */
-  protocol: string;
-  status: Sale["status"];
-  planId: string;
-  /** The partner's own id for the sale, when it sent one. */
-  externalId: string | null;
-  seller: ApiSeller;
-  /** What the provider answered: its HTTP status and message, the fields it refused, or why no answer counts. */
-  provider: {
-    httpStatus: number | null;
-    message: string | null;
-    rejectedFields: string[];
-    detail: string | null;
-  };
-  settlement: ApiSettlement | null;
-  createdAt: string;
-  updatedAt: string;
-  completedAt: string | null;
-  /** When the customer's personal data was erased (retention or their request); the sale itself stays. */
-  personalDataErasedAt: string | null;
-  /** Present only with `sales:read-customer`, and null once erased. */
-  customer?: ApiCustomer | null;
-}
+export const apiSellerSchema = z
+  .object({
+    agent: apiPersonSchema.nullable().meta({ description: "The agent the sale was made by or for." }),
+    integration: z
+      .string()
+      .nullable()
+      .meta({ description: "The integration whose API key made the sale.", examples: ["crm"] }),
+  })
+  .meta({ description: "Who sold a sale: the agent and/or the integration whose key made it." });
+export type ApiSeller = z.infer<typeof apiSellerSchema>;
+
+export const apiSettlementSchema = z
+  .object({
+    by: apiPersonSchema.meta({ description: "The supervisor who settled it." }),
+    at: timestamp,
+    resolution: z.enum(saleResolution.enumValues).meta({
+      description: "What the supervisor learnt from the provider: whether it registered the sale.",
+    }),
+  })
+  .meta({ description: "Who settled an `unknown` sale, what they learnt and when." });
+export type ApiSettlement = z.infer<typeof apiSettlementSchema>;
+
+export const apiCustomerSchema = z
+  .object({
+    document: z.string().meta({ description: "CPF, 11 digits.", examples: ["52998224725"] }),
+    name: z.string().meta({ examples: ["Maria Souza"] }),
+    email: z.string().meta({ examples: ["cliente@example.com"] }),
+    phone: z.string().meta({ description: "DDD and number, digits only.", examples: ["11987654321"] }),
+    birthDate: z.iso.date().nullable(),
+  })
+  .meta({
+    description:
+      "The customer's data as it was sent to the provider: only for a key with `sales:read-customer`.",
+  });
+export type ApiCustomer = z.infer<typeof apiCustomerSchema>;
+
+export const apiSaleSchema = z
+  .object({
+    submissionId: z.string().meta({
+      description: "The sale's id: the Idempotency-Key it was sold with.",
+      examples: ["5f0c3f0e-9b7a-4d3e-8a55-1c2b3d4e5f60"],
+    }),
+    protocol: z.string().meta({ description: "The protocol as people read it.", examples: ["7KQ2M-X9R4B"] }),
+    status: z.enum(saleStatus.enumValues),
+    planId: z.string().meta({ examples: ["3f6c1a52-8d4e-4b7a-9c21-5e0f7a9d2b14"] }),
+    externalId: z
+      .string()
+      .nullable()
+      .meta({ description: "The partner's own id for the sale, when it sent one.", examples: ["CRM-991"] }),
+    seller: apiSellerSchema,
+    provider: z
+      .object({
+        httpStatus: z.int().min(100).max(599).nullable(),
+        message: z.string().nullable(),
+        rejectedFields: z.array(z.string()),
+        detail: z
+          .string()
+          .nullable()
+          .meta({ description: "Why no answer counts (e.g. `timeout`), or null." }),
+      })
+      .meta({
+        description:
+          "What the provider answered: its HTTP status and message, the fields it refused, or why no answer counts.",
+      }),
+    settlement: apiSettlementSchema
+      .nullable()
+      .meta({ description: "Null while unsettled, or when the sale was never `unknown`." }),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    completedAt: timestamp.nullable(),
+    personalDataErasedAt: timestamp.nullable().meta({
+      description:
+        "When the customer's personal data was erased (retention or their request); the sale itself stays.",
+    }),
+    customer: apiCustomerSchema
+      .nullable()
+      .optional()
+      .meta({ description: "Present only with `sales:read-customer`, and null once erased." }),
+  })
+  .meta({ description: "A sale as /api/v1 answers it." });
+export type ApiSale = z.infer<typeof apiSaleSchema>;
 
 export type SaleRow = Pick<
   Sale,
@@ -76,7 +121,7 @@ const iso = (date: Date | null) => (date ? date.toISOString() : null);
  */
 export function apiSale(
   row: SaleRow,
-  context: { seller: ApiSeller; settledBy: { id: string; name: string } | null; withCustomer: boolean },
+  context: { seller: ApiSeller; settledBy: ApiSettlement["by"] | null; withCustomer: boolean },
 ): ApiSale {
   const { request } = row;
   const sale: ApiSale = {
