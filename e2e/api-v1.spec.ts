@@ -105,7 +105,13 @@ test.describe("POST /api/v1/sales and the reads", () => {
     const first = await request.post("/api/v1/sales", { data: sale, headers });
     expect(first.status()).toBe(201);
     expect(first.headers()["location"]).toBe(`/api/v1/sales/${submissionId}`);
-    expect(await first.json()).toMatchObject({ submissionId, status: "accepted", replay: false });
+    // The provider's words only for a key that may read customer data.
+    expect(await first.json()).toMatchObject({
+      submissionId,
+      status: "accepted",
+      replay: false,
+      upstreamMessage: null,
+    });
     const again = await request.post("/api/v1/sales", { data: sale, headers });
     expect(again.status()).toBe(200);
     expect(await again.json()).toMatchObject({ submissionId, status: "accepted", replay: true });
@@ -165,15 +171,24 @@ test.describe("POST /api/v1/sales and the reads", () => {
       fieldErrors: { agent: expect.any(String) },
     });
 
+    expect((await sandboxStats()).saleRequests).toBe(0);
+
+    // An agent who leaves: a new sale for them is refused, one recorded before is still answered from the ledger.
     const leaving = `saindo-${suffix}@demo.local`;
     expect(
       (await operatorTool("agents", ["add", "--email", leaving, "--name", "Saindo", "--no-password"])).status,
     ).toBe(0);
+    const before = { ...bearer(dialer), "Idempotency-Key": crypto.randomUUID() };
+    const earlier = apiSale({ agent: { email: leaving } });
+    expect((await request.post("/api/v1/sales", { data: earlier, headers: before })).status()).toBe(201);
     expect((await operatorTool("agents", ["disable", "--email", leaving])).status).toBe(0);
     const disabled = await post(dialer, apiSale({ agent: { email: leaving } }));
     expect(disabled.status()).toBe(422);
     expect(await disabled.json()).toMatchObject({ error: "agent_disabled" });
-    expect((await sandboxStats()).saleRequests).toBe(0);
+    const replayed = await request.post("/api/v1/sales", { data: earlier, headers: before });
+    expect(replayed.status()).toBe(200);
+    expect(await replayed.json()).toMatchObject({ status: "accepted", replay: true });
+    expect((await sandboxStats()).saleRequests).toBe(1);
 
     const sold = await post(dialer, apiSale({ agent: { email: DEMO_AGENT.email.toUpperCase() } }));
     expect(sold.status()).toBe(201);

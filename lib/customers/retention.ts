@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import type { Database } from "@/lib/db/connection";
-import { recordAuditEvent, type AuditActor } from "@/lib/db/queries/audit-events";
+import { holdAuditTrail, recordAuditEvent, type AuditActor } from "@/lib/db/queries/audit-events";
 import {
   eraseExpiredBatch,
   eraseRequestedBatch,
@@ -69,6 +69,7 @@ export async function runRetention(
       let erased = 0;
       while (held) {
         const protocols = await db.transaction(async (tx) => {
+          await holdAuditTrail(tx);
           const protocols = await batch(tx);
           if (protocols.length > 0) {
             await recordAuditEvent(tx, {

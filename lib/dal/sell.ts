@@ -10,6 +10,7 @@ import { saleResult, type SaleResult } from "@/lib/sales/sale-result";
 import { isSubmissionId, knownCustomerSale, saleSchema, submitSaleAs, type KnownCustomer } from "./sales";
 import { findAgentByEmail, findAgentById } from "@/lib/db/queries/agents";
 import { getDb } from "@/lib/db";
+import { findSubmissionSellers } from "@/lib/db/queries/api-sales";
 import type { AgentReference } from "@/lib/api/requests";
 import type { ApiCaller } from "./api-key";
 import { spendLimit } from "./limits";
@@ -169,6 +170,23 @@ export async function sellAsIntegration(
   });
 }
 
+/**
+ * Whether the ledger holds `submissionId` as this integration's sale on this agent's behalf, with an outcome to
+ * answer: a `failed` one would be sent again, which a disabled agent's may not.
+ */
+async function recordedFor(
+  submissionId: unknown,
+  { agentId, caller }: { agentId: string; caller: ApiCaller },
+): Promise<boolean> {
+  if (!isSubmissionId(submissionId)) return false;
+  const sellers = await findSubmissionSellers(await getDb(), submissionId);
+  return (
+    sellers?.agentId === agentId &&
+    sellers.integrationId === caller.integrationId &&
+    sellers.status !== "failed"
+  );
+}
+
 async function sellForIntegration(
   caller: ApiCaller,
   input: { submissionId: unknown; fields: Record<string, unknown>; agent: AgentReference | undefined },
@@ -177,18 +195,22 @@ async function sellForIntegration(
   if (input.agent) {
     if (!caller.scopes.has("sales:on-behalf")) return { ok: false, code: "insufficient_scope" };
     let found;
+    let recorded = false;
     try {
       const db = await getDb();
       found =
         "id" in input.agent
           ? await findAgentById(db, input.agent.id)
           : await findAgentByEmail(db, input.agent.email);
+      if (found?.disabledAt) recorded = await recordedFor(input.submissionId, { agentId: found.id, caller });
     } catch (error) {
       log.error("sales.agent_lookup_failed", { error });
       return { ok: false, code: "service_unavailable" };
     }
     if (!found) return { ok: false, code: "agent_unknown" };
-    if (found.disabledAt) return { ok: false, code: "agent_disabled" };
+    // A disabled agent sells nothing new; a sale already recorded for them is answered from the ledger, as any
+    // replay, so a partner retrying after a lost answer still learns its outcome.
+    if (found.disabledAt && !recorded) return { ok: false, code: "agent_disabled" };
     agent = { id: found.id };
   }
   const result = await recordAndSend(

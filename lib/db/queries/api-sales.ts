@@ -53,6 +53,16 @@ export async function findApiSale(db: Database, submissionId: string) {
   return found;
 }
 
+/** Who sold the submission, if the ledger holds it. */
+export async function findSubmissionSellers(db: Database, submissionId: string) {
+  const [found] = await db
+    .select({ agentId: sales.agentId, integrationId: sales.integrationId, status: sales.status })
+    .from(sales)
+    .where(eq(sales.submissionId, submissionId))
+    .limit(1);
+  return found;
+}
+
 export interface SaleSearch {
   protocol?: string;
   externalId?: string;

@@ -27,6 +27,17 @@ export const agentActor = (agent: { id: string; door: string }): AuditActor => (
   door: agent.door,
 });
 
+/**
+ * Takes the audit trail's lock (migration 0013's trigger takes it at each insert) at the start of a transaction
+ * that changes sales and then records the change: every sale row it stamps (`updated_at`) is then written after
+ * any wait for the trail, and commits within moments of its stamp, as the changes feed needs
+ * (lib/db/queries/api-sales.ts, FEED_HORIZON_MS). Taken at the insert instead, a queue behind a long erasure would
+ * commit a settlement seconds after its stamp, behind a poller that had already moved past it.
+ */
+export async function holdAuditTrail(tx: Database): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(5788903452431364211)`);
+}
+
 /** The row joins the hash chain as the database writes it (migration 0013's trigger: its place, time and hash). */
 export async function recordAuditEvent(db: Database, event: AuditEventInput): Promise<void> {
   await db.insert(auditEvents).values({

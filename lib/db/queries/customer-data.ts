@@ -3,7 +3,7 @@ import { and, asc, eq, isNotNull, isNull, lt, notInArray, or, sql, type SQL } fr
 import { alias } from "drizzle-orm/pg-core";
 import type { Database } from "../connection";
 import { agents, integrations, sales, type Agent, type Integration, type Sale } from "../schema";
-import { recordAuditEvent, type AuditEventInput } from "./audit-events";
+import { holdAuditTrail, recordAuditEvent, type AuditEventInput } from "./audit-events";
 
 export type ErasureReason = NonNullable<Sale["personalDataErasure"]>;
 
@@ -134,6 +134,7 @@ export async function eraseCustomer(
   { cpf, digest, audit }: { cpf: string; digest: string; audit: Omit<AuditEventInput, "action" | "details"> },
 ): Promise<{ erased: string[]; waiting: string[] }> {
   const result = await db.transaction(async (tx) => {
+    await holdAuditTrail(tx);
     await tx
       .update(sales)
       .set({

@@ -7,7 +7,7 @@ import { newProtocol } from "@/lib/sales/protocol";
 import type { Database } from "../connection";
 import { prepared } from "../prepared";
 import { isUniqueViolation } from "../unique-violation";
-import { agentActor, recordAuditEvent } from "./audit-events";
+import { agentActor, holdAuditTrail, recordAuditEvent } from "./audit-events";
 import { eraseIfRequested } from "./customer-data";
 import { agents, integrations, sales, type Sale, type SaleResolution, type SaleStatus } from "../schema";
 
@@ -271,6 +271,7 @@ export async function resolveUnknownSale(
   input: { submissionId: string; supervisor: { id: string; door: string }; resolution: SaleResolution },
 ): Promise<Sale | undefined> {
   return db.transaction(async (tx) => {
+    await holdAuditTrail(tx);
     const [sale] = await tx
       .update(sales)
       .set({
