@@ -3,6 +3,7 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 import { DEMO_PASSWORD } from "../../lib/auth/demo-account-list";
 import { startSandbox } from "../../sandbox/test-support";
+import type { ApiFigures } from "./api-report";
 import { signIn } from "./app-client";
 import { killEveryApp, startApp, type AppOptions, type UpkeepPause } from "./app-server";
 import { waitForAutovacuum } from "./autovacuum";
@@ -17,6 +18,7 @@ import {
 import { runImport, type ImportFigures } from "./ledger-import";
 import { freePort } from "./processes";
 import { makeRealSales } from "./real-sales";
+import { runWorker, SERVER_CONDITIONS } from "./worker";
 
 export interface DatabaseFigures {
   database: string;
@@ -131,6 +133,17 @@ async function timeWorkspace({ app, settings, log }: Run, probes: Probes) {
   };
 }
 
+/** Issue 34's figures on the ledger, the app stopped: bench/api-worker.ts, in a process of its own. */
+async function measureApi({ app, settings, log }: Run, database: string): Promise<ApiFigures> {
+  log("the key check beside the session check; the changes feed and the search");
+  return runWorker<ApiFigures>(
+    settings.root,
+    "bench/api-worker.ts",
+    { ...app.env, BENCH_API_DATABASE: database },
+    SERVER_CONDITIONS.serverOnly,
+  );
+}
+
 /** Start to ready after a clean stop, and after a SIGKILL that follows a few sales. */
 async function timeRestarts({ app, sandbox, settings, log }: Run) {
   let running = await startApp(app, "after a clean stop");
@@ -153,22 +166,21 @@ async function timeRestarts({ app, sandbox, settings, log }: Run) {
 }
 
 /**
- * One database, from empty: the app started as `npm start` runs it, real sales through its API, the app stopped,
- * the sales multiplied as the app writes them, then the app started on that ledger, its pages timed through HTTP,
- * and its starts timed after a clean stop and after a SIGKILL. Every process it starts is stopped, also on failure.
+ * One database's run in `.tmp/<bench>/<database>`, emptied first: the sandbox and the app's configuration for
+ * `measure`, and every process it starts stopped afterwards, also on failure.
  */
-export async function measureDatabase(
+async function withRun<T>(
+  bench: string,
   database: string,
   databaseUrl: string | undefined,
   settings: RunSettings,
-): Promise<DatabaseFigures> {
-  const work = join(settings.root, ".tmp/bench-history", database.toLowerCase());
+  measure: (run: Run, dataDirMb: () => number) => Promise<T>,
+): Promise<T> {
+  const work = join(settings.root, ".tmp", bench, database.toLowerCase());
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true, mode: 0o700 });
   const dataDir = join(work, "data");
-  const dataDirMb = () => directoryBytes(dataDir) / 1e6;
   const sandbox = await startSandbox();
-  const upkeep: UpkeepPause[] = [];
   const env = {
     PARTNER_API_BASE_URL: "",
     SANDBOX_PORT: new URL(sandbox.url).port,
@@ -178,18 +190,37 @@ export async function measureDatabase(
     EMBED_ALLOWED_ORIGINS: "",
   };
   const run: Run = {
-    app: { root: settings.root, port: await freePort(), env, logFile: join(work, "app.log"), upkeep },
+    app: { root: settings.root, port: await freePort(), env, logFile: join(work, "app.log"), upkeep: [] },
     sandbox: sandbox.url,
     settings,
     log: (message) => console.error(`  [${database}] ${message}`),
   };
   try {
+    return await measure(run, () => directoryBytes(dataDir) / 1e6);
+  } finally {
+    await killEveryApp();
+    await sandbox.close();
+  }
+}
+
+/**
+ * One database, from empty: the app started as `npm start` runs it, real sales through its API, the app stopped,
+ * the sales multiplied as the app writes them, then the app started on that ledger, its pages timed through HTTP,
+ * issue 34's API figures taken on it (the app stopped), and its starts timed after a clean stop and after a SIGKILL.
+ */
+export function measureDatabase(
+  database: string,
+  databaseUrl: string | undefined,
+  settings: RunSettings,
+): Promise<{ history: DatabaseFigures; api: ApiFigures }> {
+  return withRun("bench-history", database, databaseUrl, settings, async (run, dataDirMb) => {
     const { made, imported } = await buildLedger(run);
     const afterImport = databaseUrl ? undefined : dataDirMb();
     const { agentId, deepSubmissionId, ...written } = imported;
     const workspace = await timeWorkspace(run, { protocol: made.probe!.protocol, agentId, deepSubmissionId });
+    const api = await measureApi(run, database);
     const { afterCleanStopMs, afterKillMs } = await timeRestarts(run);
-    return {
+    const history: DatabaseFigures = {
       database,
       sales: settings.sales,
       realSales: made.statuses,
@@ -205,11 +236,29 @@ export async function measureDatabase(
       autovacuumSeconds: workspace.autovacuumSeconds,
       pages: workspace.pages,
       exported: workspace.exported,
-      upkeep: summarize(upkeep, workspace.timing),
+      upkeep: summarize(run.app.upkeep, workspace.timing),
       loadAverage: loadavg()[0]!,
     };
-  } finally {
-    await killEveryApp();
-    await sandbox.close();
-  }
+    return { history, api };
+  });
+}
+
+/**
+ * Issue 34's figures alone (bench/api.ts): the ledger built as measureDatabase builds it, the app started on it once
+ * and stopped (PGlite's upkeep runs before it is ready; PostgreSQL's autovacuum is waited for), then
+ * bench/api-worker.ts.
+ */
+export function measureApiAlone(
+  database: string,
+  databaseUrl: string | undefined,
+  settings: RunSettings,
+): Promise<ApiFigures> {
+  return withRun("bench-api", database, databaseUrl, settings, async (run) => {
+    await buildLedger(run);
+    const running = await startApp(run.app, "first start on the ledger");
+    run.log(`ready in ${(running.readyMs / 1000).toFixed(1)} s on the new ledger`);
+    if (databaseUrl) await waitForAutovacuum(databaseUrl, run.log);
+    await running.stop();
+    return measureApi(run, database);
+  });
 }
