@@ -6,9 +6,7 @@ import { createAgent } from "./support/agents-cli";
 import { DEMO_AGENT, E2E_LOG_FILE } from "./support/environment";
 import { sandboxControl } from "./support/sandbox";
 import { sellOverApi } from "./support/sell";
-
-const HEADER =
-  "Data;Protocolo;Situação;Agente;Integração;Cliente;CPF;Plano;ID do cliente no parceiro;Mensagem do fornecedor;Conferida por;Conferida em";
+import { EXPORT_HEADER } from "./support/export-csv";
 
 /** The file as a spreadsheet reads it: a UTF-8 BOM, then LF-separated records of `;`-separated cells. */
 function csvLines(bytes: Buffer): string[] {
@@ -39,7 +37,7 @@ test("the export holds the history's filter and only the agent's own sales, safe
   const all = await history.exportCsv();
   expect(all.fileName).toMatch(/^vendas-\d{4}-\d{2}-\d{2}\.csv$/);
   const [header, ...rows] = csvLines(all.bytes);
-  expect(header).toBe(HEADER);
+  expect(header).toBe(EXPORT_HEADER);
   expect(rows).toHaveLength(2);
   const [newest, oldest] = rows.map((row) => row.split(";"));
   expect(newest).toEqual([

@@ -9,14 +9,13 @@ import { DEMO_AGENT } from "./support/environment";
 import { englishWordsIn } from "./support/english-words";
 import { formatCpf, sandboxControl } from "./support/sandbox";
 import { sellOverApi, type SoldSale } from "./support/sell";
+import { EXPORT_HEADER } from "./support/export-csv";
 
 // 120 sales from two new agents, sold through the app's own API: the history, its export and the dashboard are
 // checked against what the test itself knows it sold. The e2e database holds other specs' sales too, so every
 // customer here carries this run's word (letters only, as names allow) and the supervisor narrows to it.
 const RUN = Array.from({ length: 8 }, () => "bcdfghjklmnpqrstvwxz"[randomInt(20)]).join("");
 const WORD = RUN[0]!.toUpperCase() + RUN.slice(1);
-const HEADER =
-  "Data;Protocolo;Situação;Agente;Cliente;CPF;Plano;ID do cliente no parceiro;Mensagem do fornecedor;Conferida por;Conferida em";
 
 interface Seller {
   agent: TestAgent;
@@ -58,7 +57,7 @@ function brazilianDay(daysAgo: number): string {
 function csvRows(bytes: Buffer): string[][] {
   expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
   const [header, ...rows] = bytes.subarray(3).toString("utf8").slice(0, -1).split("\n");
-  expect(header).toBe(HEADER);
+  expect(header).toBe(EXPORT_HEADER);
   return rows.map((row) => row.split(";"));
 }
 

@@ -45,12 +45,13 @@ export interface EnglishWord {
  * the title, visible text (screen-reader-only text included) and readable attributes (aria-label, title,
  * placeholder, alt). The provider's verbatim message (`[data-provider-message]`), the supervisors' technical
  * details (`[data-technical-details]`) and what an agent typed as they got it (`[data-customer-data]`, such as the
- * partner's customer id) are skipped, and so is the product's name, Partner Sales.
+ * partner's customer id) are skipped, and so are names an operator gave (`[data-name]`: an integration's, "crm-sp")
+ * and the product's name, Partner Sales.
  */
 export async function englishWordsIn(page: Page | Frame): Promise<EnglishWord[]> {
   const texts = await page.evaluate(() => {
     const skipped =
-      "[data-provider-message], [data-technical-details], [data-customer-data], script, style, noscript, template";
+      "[data-provider-message], [data-technical-details], [data-customer-data], [data-name], script, style, noscript, template";
     const readable = (element: Element | null) =>
       element !== null && !element.closest(skipped) && element.checkVisibility({ visibilityProperty: true });
     const found = [document.title];

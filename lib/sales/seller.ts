@@ -7,8 +7,16 @@ export interface SaleSellers {
   integrationName: string | null;
 }
 
+/** A piece of the seller's words; `name` marks an integration's name, which the operator chose (not our words). */
+export interface SellerPart {
+  text: string;
+  name?: true;
+}
+
 /** The history's seller cell: "Ana Souza", "Ana Souza · via crm", "crm (integração)" (an integration alone). */
-export function sellerName({ agentName, integrationName }: SaleSellers): string {
-  if (agentName === null) return integrationName === null ? "—" : `${integrationName} (integração)`;
-  return integrationName === null ? agentName : `${agentName} · via ${integrationName}`;
+export function sellerParts({ agentName, integrationName }: SaleSellers): SellerPart[] {
+  const integration: SellerPart = { text: integrationName ?? "", name: true };
+  if (agentName === null)
+    return integrationName === null ? [{ text: "—" }] : [integration, { text: " (integração)" }];
+  return integrationName === null ? [{ text: agentName }] : [{ text: `${agentName} · via ` }, integration];
 }

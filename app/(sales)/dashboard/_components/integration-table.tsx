@@ -41,7 +41,11 @@ export function IntegrationTable({
           <tbody>
             {integrations.map((integration) => (
               <tr key={integration.integrationId}>
-                <th scope="row">{integration.name}</th>
+                <th scope="row">
+                  <span data-name translate="no">
+                    {integration.name}
+                  </span>
+                </th>
                 <td>{formatCount(integration.total)}</td>
                 {OUTCOMES.map((status) => (
                   <td key={status}>{formatCount(integration.counts[status])}</td>

@@ -72,7 +72,11 @@ export default async function SalePage({ params, searchParams }: PageProps<"/sal
           {sale.agentName === null ? (
             <>
               <dt className="text-sm text-slate-500">Integração</dt>
-              <dd>{sale.integrationName}</dd>
+              <dd>
+                <span data-name translate="no">
+                  {sale.integrationName}
+                </span>
+              </dd>
             </>
           ) : (
             <>
@@ -80,7 +84,13 @@ export default async function SalePage({ params, searchParams }: PageProps<"/sal
               <dd>
                 {sale.agentName}
                 {sale.integrationName === null ? null : (
-                  <span className="text-slate-500"> · via integração {sale.integrationName}</span>
+                  <span className="text-slate-500">
+                    {" "}
+                    · via integração{" "}
+                    <span data-name translate="no">
+                      {sale.integrationName}
+                    </span>
+                  </span>
                 )}
               </dd>
             </>

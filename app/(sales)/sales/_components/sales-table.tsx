@@ -1,7 +1,7 @@
+import { SellerName } from "./seller-name";
 import { StatusBadge } from "./status-badge";
 import type { SaleListItem } from "@/lib/dal/sales-history";
 import { formatDateTime } from "@/lib/format";
-import { sellerName } from "@/lib/sales/seller";
 
 /** The history's rows, as wide as the screen allows; narrow screens scroll the columns after the status. */
 export function SalesTable({
@@ -56,7 +56,11 @@ export function SalesTable({
               <td className="break-all" data-customer-data>
                 {sale.externalId ?? ""}
               </td>
-              {showAgent ? <td>{sellerName(sale)}</td> : null}
+              {showAgent ? (
+                <td>
+                  <SellerName agentName={sale.agentName} integrationName={sale.integrationName} />
+                </td>
+              ) : null}
             </tr>
           ))}
         </tbody>
