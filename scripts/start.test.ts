@@ -175,7 +175,13 @@ describe("npm start, stopped the hard way", () => {
       // The reader of its output goes away (npm start killed); the next line it writes meets EPIPE.
       server.stdout.destroy();
       server.stderr.destroy();
-      await fetch(`${url}/sales`, { headers: { cookie: "authjs.session-token=forged" }, redirect: "manual" });
+      // Any request makes it write (a forged cookie, a line in the security log). Its answer may come or not: the
+      // write that meets EPIPE stops the process, which may close this connection first (ECONNRESET, seen once in
+      // a fresh-clone run). What counts is below: it exits, cleanly, with its database shut down.
+      await fetch(`${url}/sales`, {
+        headers: { cookie: "authjs.session-token=forged" },
+        redirect: "manual",
+      }).catch(() => undefined);
       expect(await exited).toBe(0);
       expect(clusterState(join(dataDir, "pglite"))).toBe("shut down");
     } finally {
