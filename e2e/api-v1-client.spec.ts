@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import openapiTS, { astToString } from "openapi-typescript";
 import { expect, test } from "./fixtures";
-import { operatorTool } from "./support/agents-cli";
+import { apiKeyFromCli } from "./support/agents-cli";
 import { E2E_PORTS } from "./support/environment";
 import { apiSale, sandboxControl } from "./support/sandbox";
 
@@ -93,11 +93,8 @@ const TSCONFIG = {
   files: ["client.ts", "api.d.ts"],
 };
 
-async function newKey(name: string, scopes: string): Promise<string> {
-  const made = await operatorTool("api-keys", ["create", "--name", name, "--scopes", scopes]);
-  expect(made.status, made.stderr).toBe(0);
-  return /Key: (psk_\S+)/.exec(made.stdout)![1]!;
-}
+const newKey = (name: string, scopes: string) =>
+  apiKeyFromCli(["create", "--name", name, "--scopes", scopes]);
 
 test("a client generated from /api/v1/openapi.json sells, reads the sale back and follows the changes feed", async ({
   request,

@@ -1,7 +1,7 @@
 import { request as playwrightRequest } from "@playwright/test";
 import { freePort } from "../bench/lib/processes";
 import { expect, test } from "./fixtures";
-import { operatorTool } from "./support/agents-cli";
+import { apiKeyFromCli, operatorTool } from "./support/agents-cli";
 import { startAppInstance } from "./support/app-instance";
 import { DEMO_AGENT } from "./support/environment";
 import { apiSale, sandboxControl, sandboxStats } from "./support/sandbox";
@@ -9,11 +9,8 @@ import { apiSale, sandboxControl, sandboxStats } from "./support/sandbox";
 // The integrations' API, /api/v1, with keys an operator made (npm run api-keys), through plain HTTP as a partner's
 // CRM would call it: no browser, no cookies.
 
-async function newKey(name: string, scopes: string): Promise<string> {
-  const made = await operatorTool("api-keys", ["create", "--name", name, "--scopes", scopes]);
-  expect(made.status, made.stderr).toBe(0);
-  return /Key: (psk_\S+)/.exec(made.stdout)![1]!;
-}
+const newKey = (name: string, scopes: string) =>
+  apiKeyFromCli(["create", "--name", name, "--scopes", scopes]);
 
 const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
 
@@ -67,11 +64,7 @@ test("an integration's keys share its budget: past API_READS_PER_MINUTE, 429 wit
   const instance = await startAppInstance(await freePort(), { API_READS_PER_MINUTE: "2" });
   try {
     const env = { DATA_DIR: instance.dataDir };
-    const keyOf = async (args: string[]) => {
-      const made = await operatorTool("api-keys", args, env);
-      expect(made.status, made.stderr).toBe(0);
-      return /Key: (psk_\S+)/.exec(made.stdout)![1]!;
-    };
+    const keyOf = (args: string[]) => apiKeyFromCli(args, env);
     const first = await keyOf(["create", "--name", "crm", "--scopes", "plans:read"]);
     const second = await keyOf(["rotate", "--name", "crm"]);
     const client = await playwrightRequest.newContext({ baseURL: instance.url });

@@ -29,6 +29,14 @@ export function operatorTool(
   return new Promise((resolve) => child.on("close", (status) => resolve({ status, stdout, stderr })));
 }
 
+/** `npm run api-keys -- create|rotate …`: the key it printed, once. */
+export async function apiKeyFromCli(args: string[], env: Record<string, string> = {}): Promise<string> {
+  const made = await operatorTool("api-keys", args, env);
+  const key = /Key: (psk_\S+)/.exec(made.stdout)?.[1];
+  if (made.status !== 0 || !key) throw new Error(`api-keys ${args[0]} exited ${made.status}: ${made.stderr}`);
+  return key;
+}
+
 export const agentsCli = (args: string[], env: Record<string, string> = {}) =>
   operatorTool("agents", args, env);
 

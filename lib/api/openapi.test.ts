@@ -7,6 +7,7 @@ import type { OpenAPIObject, ParameterObject, ResponseObject, SchemaObject } fro
 import { describe, expect, it } from "vitest";
 import { API_SCOPES } from "@/lib/auth/api-keys";
 import { readPlanCatalogue } from "@/lib/config/plans";
+import { SALE_FIELDS } from "@/lib/validation/sale";
 import { buildOpenApiDocument } from "./openapi";
 
 const ROOT = join(import.meta.dirname, "../..");
@@ -145,16 +146,7 @@ describe("the OpenAPI document of /api/v1", () => {
     const sell = document.paths!["/sales"]!.post!;
     expect(sell.parameters).toEqual([{ $ref: "#/components/parameters/IdempotencyKey" }]);
     const body = document.components!.schemas!.SaleRequest as SchemaObject;
-    expect(Object.keys(body.properties ?? {})).toEqual([
-      "customerDocument",
-      "customerName",
-      "customerEmail",
-      "customerPhone",
-      "planId",
-      "birthDate",
-      "externalId",
-      "agent",
-    ]);
+    expect(Object.keys(body.properties ?? {})).toEqual([...SALE_FIELDS, "agent"]);
     expect(body.required).toEqual([
       "customerDocument",
       "customerName",

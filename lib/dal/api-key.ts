@@ -21,6 +21,12 @@ export interface ApiCaller {
   door: string;
 }
 
+/**
+ * Whether the caller may read customers' data (`sales:read-customer`), and with it the provider's words, which may
+ * repeat that data: LGPD art. 6, III, least data by default, in every answer of /api/v1.
+ */
+export const readsCustomer = (caller: ApiCaller): boolean => caller.scopes.has("sales:read-customer");
+
 export type ApiAuthentication = { ok: true; caller: ApiCaller } | { ok: false; response: Response };
 
 const REALM = 'Bearer realm="partner-sales"';
@@ -28,7 +34,7 @@ const REALM = 'Bearer realm="partner-sales"';
 /** Why a key was refused, for the log (the answer says only `api_key_invalid`, whatever it was). */
 type KeyRefusal = "key_malformed" | "key_unknown" | "key_mismatch" | "key_revoked" | "key_expired";
 
-function refusal(code: ErrorCode, challenge: string): ApiAuthentication {
+function refusal(code: ErrorCode, challenge: string): { ok: false; response: Response } {
   const response = noStoreJson(code === "insufficient_scope" ? 403 : 401, errorBody(code));
   response.headers.set("WWW-Authenticate", challenge);
   return { ok: false, response };
@@ -95,8 +101,7 @@ export async function requireScope(caller: ApiCaller, scope: ApiScope): Promise<
   } catch (error) {
     log.error("api_key.refusal_log_failed", { error });
   }
-  const refusedScope = scopeChallenge(scope);
-  return refusedScope.ok ? null : refusedScope.response;
+  return scopeChallenge(scope).response;
 }
 
 /**

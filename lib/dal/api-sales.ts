@@ -5,14 +5,11 @@ import type { ListSalesQuery } from "@/lib/api/requests";
 import { getDb } from "@/lib/db";
 import { findApiSale, saleChanges, searchSales, type ApiSaleRow } from "@/lib/db/queries/api-sales";
 import { isUuid } from "@/lib/validation/sale";
-import type { ApiCaller } from "./api-key";
+import { readsCustomer, type ApiCaller } from "./api-key";
 
-/**
- * A ledger row as the caller may see it. Customer data only with `sales:read-customer` (LGPD art. 6, III: least
- * data by default), and the provider's message with it: its words may repeat what was sent (a name, an e-mail).
- */
+/** A ledger row as the caller may see it: customer data and the provider's words only if it `readsCustomer`. */
 export function apiSaleFor(caller: ApiCaller, row: ApiSaleRow): ApiSale {
-  const withCustomer = caller.scopes.has("sales:read-customer");
+  const withCustomer = readsCustomer(caller);
   return apiSale(withCustomer ? row : { ...row, upstreamMessage: null }, {
     seller: {
       agent: row.agentId && row.agentName ? { id: row.agentId, name: row.agentName } : null,

@@ -12,7 +12,7 @@ import { findAgentByEmail, findAgentById } from "@/lib/db/queries/agents";
 import { getDb } from "@/lib/db";
 import { findSubmissionSellers } from "@/lib/db/queries/api-sales";
 import type { AgentReference } from "@/lib/api/requests";
-import type { ApiCaller } from "./api-key";
+import { readsCustomer, type ApiCaller } from "./api-key";
 import { spendLimit } from "./limits";
 import { verifySession, type SessionAgent } from "./session";
 
@@ -46,10 +46,15 @@ interface SaleInput {
  * validation, the ledger and the provider, the log and the metrics. Callers only translate the result into their
  * own answer.
  */
-export async function sellAsSignedInAgent(input: SaleInput): Promise<SellResult> {
+export function sellAsSignedInAgent(input: SaleInput): Promise<SellResult> {
+  return observedSale(input.channel, () => sell(input));
+}
+
+/** A sale's span and metrics, whichever door it came through. */
+function observedSale(channel: SaleChannel, work: () => Promise<SellResult>): Promise<SellResult> {
   const started = performance.now();
-  return inSpan("sale.submit", { "partner_sales.channel": input.channel }, async () => {
-    const result = await sell(input);
+  return inSpan("sale.submit", { "partner_sales.channel": channel }, async () => {
+    const result = await work();
     const outcome = metricOutcomeOf(result);
     noteOnSpan({ "partner_sales.outcome": outcome });
     observeSale(outcome, (performance.now() - started) / 1000);
@@ -156,18 +161,11 @@ async function recordAndSend(input: SaleInput, seller: Seller): Promise<SellResu
  * `sales:write`, the integration's budget spent). With `agent` (the key needs `sales:on-behalf`, checked here too)
  * the sale is also that active agent's; an unknown or disabled one is refused before anything is recorded.
  */
-export async function sellAsIntegration(
+export function sellAsIntegration(
   caller: ApiCaller,
   input: { submissionId: unknown; fields: Record<string, unknown>; agent: AgentReference | undefined },
 ): Promise<SellResult> {
-  const started = performance.now();
-  return inSpan("sale.submit", { "partner_sales.channel": "api-v1" }, async () => {
-    const result = await sellForIntegration(caller, input);
-    const outcome = metricOutcomeOf(result);
-    noteOnSpan({ "partner_sales.outcome": outcome });
-    observeSale(outcome, (performance.now() - started) / 1000);
-    return result;
-  });
+  return observedSale("api-v1", () => sellForIntegration(caller, input));
 }
 
 /**
@@ -217,18 +215,18 @@ async function sellForIntegration(
     { channel: "api-v1", submissionId: input.submissionId, fields: input.fields },
     { agent, integrationId: caller.integrationId },
   );
+  if (!result.ok || result.result.status === "known-customer") return result;
   // The door and the key in the log, as a session's sales carry the agent: who sold what through which key.
-  if (result.ok && result.result.status !== "known-customer") {
-    log.info("api.sale", {
-      door: caller.door,
-      keyPrefix: caller.prefix,
-      agentId: agent?.id,
-      submissionId: result.result.submissionId,
-      status: result.result.status,
-      replay: result.result.replay,
-    });
-  }
-  return result;
+  log.info("api.sale", {
+    door: caller.door,
+    keyPrefix: caller.prefix,
+    agentId: agent?.id,
+    submissionId: result.result.submissionId,
+    status: result.result.status,
+    replay: result.result.replay,
+  });
+  // The provider's words may repeat the customer's data: only for a key that may read it, as in the reads.
+  return readsCustomer(caller) ? result : { ...result, result: { ...result.result, upstreamMessage: null } };
 }
 
 /** Spends from `agent`'s budget for `limit`: null to go on, or the refusal to answer. */

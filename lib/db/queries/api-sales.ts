@@ -46,7 +46,7 @@ function selectSales(db: Database) {
     .leftJoin(resolver, eq(resolver.id, sales.resolvedBy));
 }
 
-export type ApiSaleRow = Awaited<ReturnType<typeof findApiSale>> & {};
+export type ApiSaleRow = NonNullable<Awaited<ReturnType<typeof findApiSale>>>;
 
 export async function findApiSale(db: Database, submissionId: string) {
   const [found] = await selectSales(db).where(eq(sales.submissionId, submissionId)).limit(1);

@@ -1,9 +1,9 @@
 import Link from "next/link";
 import { chipClassName } from "../../sales/_components/status-chips";
 import type { AgentSummary } from "@/lib/dal/dashboard";
-import { STATUS_LABELS } from "@/lib/format";
 import { OUTCOMES, PERIODS, type Period, type PeriodSummary } from "@/lib/sales/dashboard";
 import { AgentRows } from "./agent-rows";
+import { CountsHeader } from "./counts-header";
 import { formatCount, formatRate, historyLink } from "./figures";
 
 /** One row per agent who sold in the period, most sales first; the period is picked by link (no script). */
@@ -36,18 +36,7 @@ export function AgentTable({ period, agents }: { period: PeriodSummary; agents: 
             <caption className="sr-only">
               Vendas por agente e resultado, {PERIODS[period.period].label.toLowerCase()}
             </caption>
-            <thead>
-              <tr>
-                <th scope="col">Agente</th>
-                <th scope="col">Vendas</th>
-                {OUTCOMES.map((status) => (
-                  <th key={status} scope="col">
-                    {STATUS_LABELS[status]}
-                  </th>
-                ))}
-                <th scope="col">Taxa de aceitação</th>
-              </tr>
-            </thead>
+            <CountsHeader who="Agente" />
             <tbody>
               <AgentRows
                 rows={agents.map((agent) => [

@@ -1,6 +1,6 @@
 import type { IntegrationSummary } from "@/lib/dal/dashboard";
-import { STATUS_LABELS } from "@/lib/format";
 import { OUTCOMES, PERIODS, type PeriodSummary } from "@/lib/sales/dashboard";
+import { CountsHeader } from "./counts-header";
 import { formatCount, formatRate } from "./figures";
 
 /**
@@ -26,18 +26,7 @@ export function IntegrationTable({
             Uma venda que a integração fez em nome de um agente conta aqui e também na linha do agente, na
             tabela por agente.
           </caption>
-          <thead>
-            <tr>
-              <th scope="col">Integração</th>
-              <th scope="col">Vendas</th>
-              {OUTCOMES.map((status) => (
-                <th key={status} scope="col">
-                  {STATUS_LABELS[status]}
-                </th>
-              ))}
-              <th scope="col">Taxa de aceitação</th>
-            </tr>
-          </thead>
+          <CountsHeader who="Integração" />
           <tbody>
             {integrations.map((integration) => (
               <tr key={integration.integrationId}>

@@ -40,12 +40,7 @@ export async function POST(request: Request) {
   });
   if (!sold.ok && sold.code === "rate_limited") return limitedResponse(sold);
   if (!sold.ok) return errorResponse(sold.code, sold.fieldErrors);
-  // The provider's words may repeat the customer's data: only for a key that may read it (as the reads answer).
-  const result =
-    sold.result.status === "known-customer" || auth.caller.scopes.has("sales:read-customer")
-      ? sold.result
-      : { ...sold.result, upstreamMessage: null };
-  const answer = noStoreJson(sold.httpStatus, result);
+  const answer = noStoreJson(sold.httpStatus, sold.result);
   if (sold.result.status !== "known-customer") {
     answer.headers.set("Location", `/api/v1/sales/${sold.result.submissionId}`);
   }
