@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { generateApiKey } from "@/lib/auth/api-keys";
+import { API_SCOPES, generateApiKey, type ApiScope } from "@/lib/auth/api-keys";
 import type { DatabaseHandle } from "@/lib/db/connection";
 import { createApiKey, findApiKey, revokeApiKeys } from "@/lib/db/queries/api-keys";
 import { auditEvents } from "@/lib/db/schema";
@@ -25,11 +25,7 @@ describe.each(testDatabases)("authenticateApiKey on $name", ({ open, name }) => 
     vi.restoreAllMocks();
   });
 
-  async function newKey(
-    name: string,
-    scopes: ("sales:write" | "sales:read")[],
-    expiresAt: Date | null = null,
-  ) {
+  async function newKey(name: string, scopes: ApiScope[], expiresAt: Date | null = null) {
     const made = generateApiKey();
     await createApiKey(handle.db, { name, key: made, scopes, expiresAt, actor: OPERATOR });
     return made;
@@ -114,5 +110,15 @@ describe.each(testDatabases)("authenticateApiKey on $name", ({ open, name }) => 
     expect(result.response.headers.get("www-authenticate")).toBe(
       'Bearer realm="partner-sales", error="insufficient_scope", scope="sales:write"',
     );
+  });
+
+  it.each(API_SCOPES)("lets a key with %s in for it, and for no other scope", async (scope) => {
+    vi.spyOn(log, "warn").mockImplementation(() => {});
+    const { key } = await newKey(`one-${scope.replace(/[^a-z]/g, "-")}`, [scope]);
+    for (const asked of API_SCOPES) {
+      const result = await authenticateApiKey(handle.db, bearer(key), asked, later());
+      expect(result.ok, `${scope} asked for ${asked}`).toBe(asked === scope);
+      if (!result.ok) expect(result.response.status).toBe(403);
+    }
   });
 });
