@@ -403,6 +403,11 @@ export const sales = pgTable(
      */
     personalDataErasedAt: timestamp("personal_data_erased_at", { withTimezone: true }),
     personalDataErasure: personalDataErasure("personal_data_erasure"),
+    /**
+     * The W3C traceparent of the request that made the sale: each webhook delivery about it (migration 0020's
+     * trigger copies it into the event) is a span of that trace, whoever later changed the sale.
+     */
+    traceparent: text("traceparent"),
     /** The customer asked for erasure while the sale was unsettled: it is erased as soon as it is settled. */
     erasureRequestedAt: timestamp("erasure_requested_at", { withTimezone: true }),
     /**
@@ -522,6 +527,12 @@ export const auditAction = pgEnum("audit_action", [
   "api_key.revoked",
   "api_key.expiry_set",
   "api_key.refused",
+  "webhook.added",
+  "webhook.disabled",
+  "webhook.enabled",
+  "webhook.secret_rotated",
+  "webhook.removed",
+  "webhook.replayed",
 ]);
 
 export const auditEvents = pgTable(
@@ -571,3 +582,112 @@ export const jobLeases = pgTable("job_leases", {
   holder: text("holder").notNull(),
   expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
 });
+
+/** What a webhook endpoint hears (README: Webhooks). */
+export const WEBHOOK_EVENT_TYPES = [
+  "sale.accepted",
+  "sale.rejected",
+  "sale.failed",
+  "sale.unknown",
+  "sale.settled",
+  "customer.erased",
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/**
+ * A partner's receiver of signed events (`npm run webhooks`, lib/webhooks). Its signing secret is needed to sign, so
+ * it is kept sealed with AUTH_SECRET (lib/auth/second-factor/sealed.ts), never in clear; after `rotate-secret` the
+ * previous one signs too until `previousSecretUntil`.
+ */
+export const webhookEndpoints = pgTable("webhook_endpoints", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  url: text("url").notNull(),
+  events: text("events").array().notNull(),
+  /** Whether payloads carry the customer's data (LGPD: off unless the operator says so). */
+  includeCustomer: boolean("include_customer").notNull().default(false),
+  secretSealed: text("secret_sealed").notNull(),
+  previousSecretSealed: text("previous_secret_sealed"),
+  previousSecretUntil: timestamp("previous_secret_until", { withTimezone: true }),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  disabledAt: timestamp("disabled_at", { withTimezone: true }),
+  /** Set when a delivery gave up after the last retry; cleared by the next success or by `enable`. */
+  failingSince: timestamp("failing_since", { withTimezone: true }),
+});
+export type WebhookEndpoint = typeof webhookEndpoints.$inferSelect;
+
+/**
+ * The outbox: an event, written in the transaction of the change that causes it (a trigger on sales, migration
+ * 0020; the erasure's own transaction), with what it says as of then. `seq` orders a sale's events.
+ */
+export const webhookEvents = pgTable(
+  "webhook_events",
+  {
+    /** The `webhook-id` receivers deduplicate by: the same in every attempt and every replay. */
+    id: uuid("id").primaryKey().defaultRandom(),
+    seq: bigint("seq", { mode: "number" }).notNull().generatedAlwaysAsIdentity(),
+    type: text("type").$type<WebhookEventType>().notNull(),
+    /** The sale it is about; null for `customer.erased` (its sales are in `snapshot`). */
+    submissionId: uuid("submission_id"),
+    snapshot: jsonb("snapshot").$type<Record<string, unknown>>().notNull(),
+    /** The W3C traceparent of the change, so that each delivery's span joins the sale's trace. */
+    traceparent: text("traceparent"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    uniqueIndex("webhook_events_seq_key").on(table.seq),
+    index("webhook_events_created_idx").on(table.createdAt),
+  ],
+);
+export type WebhookEvent = typeof webhookEvents.$inferSelect;
+
+export const webhookDeliveryState = pgEnum("webhook_delivery_state", ["pending", "delivered", "dead"]);
+
+/** One event to one endpoint: claimed by one dispatcher at a time (a lease), retried until delivered or dead. */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    eventId: uuid("event_id")
+      .notNull()
+      .references(() => webhookEvents.id),
+    endpointId: uuid("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    /** Deliveries with the same key reach an endpoint in `seq` order: the sale (or the erasure event itself). */
+    orderKey: uuid("order_key").notNull(),
+    seq: bigint("seq", { mode: "number" }).notNull(),
+    state: webhookDeliveryState("state").notNull().default("pending"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull().defaultNow(),
+    leaseUntil: timestamp("lease_until", { withTimezone: true }),
+    leasedBy: text("leased_by"),
+    lastStatus: integer("last_status"),
+    lastError: text("last_error"),
+    deliveredAt: timestamp("delivered_at", { withTimezone: true }),
+  },
+  (table) => [
+    primaryKey({ columns: [table.eventId, table.endpointId] }),
+    index("webhook_deliveries_due_idx")
+      .on(table.nextAttemptAt)
+      .where(sql`${table.state} = 'pending'`),
+    index("webhook_deliveries_order_idx")
+      .on(table.endpointId, table.orderKey, table.seq)
+      .where(sql`${table.state} = 'pending'`),
+  ],
+);
+
+/** Each attempt, for `webhooks list` and the operator: when, how long, the answer's status or why none. No bodies. */
+export const webhookAttempts = pgTable(
+  "webhook_attempts",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    eventId: uuid("event_id").notNull(),
+    endpointId: uuid("endpoint_id")
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
+    durationMs: integer("duration_ms").notNull(),
+    statusCode: integer("status_code"),
+    error: text("error"),
+  },
+  (table) => [index("webhook_attempts_endpoint_idx").on(table.endpointId, table.at)],
+);

@@ -1,0 +1,153 @@
+import { randomUUID } from "node:crypto";
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DatabaseHandle } from "@/lib/db/connection";
+import { insertAgent } from "@/lib/db/queries/agents";
+import {
+  claimSubmission,
+  markStalePendingUnknown,
+  recordOutcome,
+  resolveUnknownSale,
+} from "@/lib/db/queries/sales";
+import { webhookDeliveries, webhookEvents } from "@/lib/db/schema";
+import { validSale } from "@/sandbox/test-support";
+import { testDatabases } from "@/test/databases";
+import {
+  addWebhookEndpoint,
+  claimDueDeliveries,
+  disableWebhookEndpoint,
+  markDelivered,
+  markFailedAttempt,
+} from "./webhooks";
+
+const OPERATOR = { actor: "cli:test", door: "cli" };
+const request = () => ({ ...validSale(), partnerSource: "Parceiro" }) as never;
+
+describe.each(testDatabases)("the webhooks' outbox on $name", ({ open }) => {
+  let handle: DatabaseHandle;
+  let agentId: string;
+  beforeAll(async () => {
+    handle = await open();
+    agentId = (
+      await insertAgent(handle.db, {
+        email: "s@example.com",
+        name: "Sup",
+        role: "supervisor",
+        passwordHash: null,
+      })
+    ).id;
+  });
+  afterAll(() => handle.close());
+
+  const sell = async () => {
+    const submissionId = randomUUID();
+    await claimSubmission(handle.db, { submissionId, agentId, request: request() });
+    return submissionId;
+  };
+  const eventsOf = (submissionId: string) =>
+    handle.db
+      .select({ type: webhookEvents.type, seq: webhookEvents.seq })
+      .from(webhookEvents)
+      .where(eq(webhookEvents.submissionId, submissionId))
+      .orderBy(webhookEvents.seq);
+
+  it("writes no event while no endpoint hears it", async () => {
+    const submissionId = await sell();
+    await recordOutcome(handle.db, submissionId, { status: "accepted", httpStatus: 200, message: "ok" });
+    expect(await eventsOf(submissionId)).toEqual([]);
+  });
+
+  it("writes each outcome and settlement in the change's transaction, one delivery per endpoint that hears it", async () => {
+    const all = await addWebhookEndpoint(handle.db, {
+      url: "https://crm.example/hooks",
+      events: ["sale.accepted", "sale.unknown", "sale.settled", "sale.rejected"],
+      includeCustomer: false,
+      sealSecret: () => "sealed",
+      actor: OPERATOR,
+    });
+    const settledOnly = await addWebhookEndpoint(handle.db, {
+      url: "https://erp.example/hooks",
+      events: ["sale.settled"],
+      includeCustomer: false,
+      sealSecret: () => "sealed",
+      actor: OPERATOR,
+    });
+    const accepted = await sell();
+    await recordOutcome(handle.db, accepted, { status: "accepted", httpStatus: 200, message: "ok" });
+    expect((await eventsOf(accepted)).map((event) => event.type)).toEqual(["sale.accepted"]);
+
+    // Interrupted (the sweep), then settled by a supervisor: two events, in order, the second to both endpoints.
+    const unknown = await sell();
+    await handle.db.execute(
+      // The sweep takes pending rows older than its limit: make this one old.
+      (await import("drizzle-orm"))
+        .sql`update sales set updated_at = now() - interval '1 hour' where submission_id = ${unknown}`,
+    );
+    expect(await markStalePendingUnknown(handle.db, 60_000)).toBeGreaterThanOrEqual(1);
+    await resolveUnknownSale(handle.db, {
+      submissionId: unknown,
+      supervisor: { id: agentId, door: "password" },
+      resolution: "registered",
+    });
+    const events = await eventsOf(unknown);
+    expect(events.map((event) => event.type)).toEqual(["sale.unknown", "sale.settled"]);
+    const deliveries = await handle.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.orderKey, unknown));
+    expect(deliveries.map((delivery) => delivery.endpointId).sort()).toEqual(
+      [all.id, all.id, settledOnly.id].sort(),
+    );
+
+    // Claimed in order: the settlement waits for the unknown one at the endpoint that hears both.
+    const first = await claimDueDeliveries(handle.db, { holder: "a", limit: 100, leaseMs: 60_000 });
+    const forAll = first.filter(
+      (delivery) => delivery.endpointId === all.id && delivery.submissionId === unknown,
+    );
+    expect(forAll.map((delivery) => delivery.type)).toEqual(["sale.unknown"]);
+    // Another dispatcher takes none of what is leased, nor the settlement behind it.
+    const second = await claimDueDeliveries(handle.db, { holder: "b", limit: 100, leaseMs: 60_000 });
+    expect(
+      second.filter((delivery) => delivery.submissionId === unknown && delivery.endpointId === all.id),
+    ).toEqual([]);
+    await markDelivered(
+      handle.db,
+      { eventId: forAll[0]!.eventId, endpointId: all.id, holder: "a" },
+      { durationMs: 5, statusCode: 204, error: null },
+    );
+    const third = await claimDueDeliveries(handle.db, { holder: "b", limit: 100, leaseMs: 60_000 });
+    expect(
+      third
+        .filter((delivery) => delivery.submissionId === unknown && delivery.endpointId === all.id)
+        .map((d) => d.type),
+    ).toEqual(["sale.settled"]);
+  });
+
+  it("gives up after the last retry and marks the endpoint failing once", async () => {
+    const endpoint = await addWebhookEndpoint(handle.db, {
+      url: "https://down.example/hooks",
+      events: ["sale.rejected"],
+      includeCustomer: false,
+      sealSecret: () => "sealed",
+      actor: OPERATOR,
+    });
+    const submissionId = await sell();
+    await recordOutcome(handle.db, submissionId, {
+      status: "rejected",
+      httpStatus: 422,
+      message: "no",
+      fields: [],
+    });
+    const [claimed] = (
+      await claimDueDeliveries(handle.db, { holder: "a", limit: 100, leaseMs: 60_000 })
+    ).filter((delivery) => delivery.endpointId === endpoint.id);
+    const failed = await markFailedAttempt(
+      handle.db,
+      { eventId: claimed!.eventId, endpointId: endpoint.id, holder: "a" },
+      { durationMs: 10_000, statusCode: null, error: "timeout" },
+      null,
+    );
+    expect(failed).toEqual({ endpointNowFailing: true });
+    await disableWebhookEndpoint(handle.db, endpoint.id, OPERATOR);
+  });
+});

@@ -1,0 +1,426 @@
+import "server-only";
+import { and, asc, desc, eq, gte, inArray, isNull, sql } from "drizzle-orm";
+import type { Database } from "../connection";
+import { rowsOf } from "../rows";
+import {
+  webhookAttempts,
+  webhookDeliveries,
+  webhookEndpoints,
+  webhookEvents,
+  type WebhookEndpoint,
+  type WebhookEventType,
+} from "../schema";
+import { recordAuditEvent, type AuditActor } from "./audit-events";
+
+/**
+ * The webhooks' endpoints, outbox and deliveries (lib/webhooks). Events are written by migration 0020's trigger on
+ * sales and by `enqueueWebhookEvent` (an erasure's transaction); dispatchers claim due deliveries here.
+ */
+
+export async function addWebhookEndpoint(
+  db: Database,
+  input: {
+    url: string;
+    events: readonly WebhookEventType[];
+    includeCustomer: boolean;
+    /** Seals the new endpoint's secret with its id as context (lib/webhooks/secrets.ts). */
+    sealSecret: (endpointId: string) => string;
+    actor: AuditActor;
+  },
+): Promise<WebhookEndpoint> {
+  return db.transaction(async (tx) => {
+    const id = crypto.randomUUID();
+    const [endpoint] = await tx
+      .insert(webhookEndpoints)
+      .values({
+        id,
+        url: input.url,
+        events: [...input.events],
+        includeCustomer: input.includeCustomer,
+        secretSealed: input.sealSecret(id),
+      })
+      .returning();
+    await recordAuditEvent(tx, {
+      ...input.actor,
+      action: "webhook.added",
+      details: {
+        endpointId: id,
+        url: input.url,
+        events: input.events,
+        includeCustomer: input.includeCustomer,
+      },
+    });
+    return endpoint!;
+  });
+}
+
+export interface EndpointSummary extends WebhookEndpoint {
+  pending: number;
+  dead: number;
+  oldestPendingAt: Date | null;
+  lastAttemptAt: Date | null;
+  lastStatusCode: number | null;
+  lastError: string | null;
+}
+
+export async function listWebhookEndpoints(db: Database): Promise<EndpointSummary[]> {
+  const endpoints = await db.select().from(webhookEndpoints).orderBy(asc(webhookEndpoints.createdAt));
+  const queues = await db
+    .select({
+      endpointId: webhookDeliveries.endpointId,
+      pending: sql<number>`count(*) filter (where ${webhookDeliveries.state} = 'pending')`.mapWith(Number),
+      dead: sql<number>`count(*) filter (where ${webhookDeliveries.state} = 'dead')`.mapWith(Number),
+      oldestPendingAt:
+        sql<Date | null>`min(${webhookEvents.createdAt}) filter (where ${webhookDeliveries.state} = 'pending')`.mapWith(
+          (value) => (value === null ? null : new Date(value)),
+        ),
+    })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+    .where(inArray(webhookDeliveries.state, ["pending", "dead"]))
+    .groupBy(webhookDeliveries.endpointId);
+  const summaries: EndpointSummary[] = [];
+  for (const endpoint of endpoints) {
+    const queue = queues.find((row) => row.endpointId === endpoint.id);
+    const [last] = await db
+      .select()
+      .from(webhookAttempts)
+      .where(eq(webhookAttempts.endpointId, endpoint.id))
+      .orderBy(desc(webhookAttempts.at))
+      .limit(1);
+    summaries.push({
+      ...endpoint,
+      pending: queue?.pending ?? 0,
+      dead: queue?.dead ?? 0,
+      oldestPendingAt: queue?.oldestPendingAt ?? null,
+      lastAttemptAt: last?.at ?? null,
+      lastStatusCode: last?.statusCode ?? null,
+      lastError: last?.error ?? null,
+    });
+  }
+  return summaries;
+}
+
+/** A change an operator makes to an endpoint, audited in the same transaction. Undefined if there is none. */
+async function changeEndpoint(
+  db: Database,
+  endpointId: string,
+  change: Partial<WebhookEndpoint>,
+  audit: {
+    action: "webhook.disabled" | "webhook.enabled" | "webhook.secret_rotated";
+    actor: AuditActor;
+    details?: Record<string, unknown>;
+  },
+): Promise<WebhookEndpoint | undefined> {
+  return db.transaction(async (tx) => {
+    const [endpoint] = await tx
+      .update(webhookEndpoints)
+      .set(change)
+      .where(eq(webhookEndpoints.id, endpointId))
+      .returning();
+    if (endpoint) {
+      await recordAuditEvent(tx, {
+        ...audit.actor,
+        action: audit.action,
+        details: { endpointId, url: endpoint.url, ...audit.details },
+      });
+    }
+    return endpoint;
+  });
+}
+
+export const disableWebhookEndpoint = (db: Database, endpointId: string, actor: AuditActor) =>
+  changeEndpoint(db, endpointId, { disabledAt: new Date() }, { action: "webhook.disabled", actor });
+
+/** Enabled again, and no longer failing: its pending deliveries go at once. */
+export async function enableWebhookEndpoint(db: Database, endpointId: string, actor: AuditActor) {
+  const endpoint = await changeEndpoint(
+    db,
+    endpointId,
+    { disabledAt: null, failingSince: null },
+    { action: "webhook.enabled", actor },
+  );
+  if (endpoint) {
+    await db
+      .update(webhookDeliveries)
+      .set({ nextAttemptAt: sql`now()` })
+      .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.state, "pending")));
+  }
+  return endpoint;
+}
+
+/** A new secret; the current one still signs (beside it) until `previousUntil`. */
+export const rotateWebhookSecret = (
+  db: Database,
+  endpoint: Pick<WebhookEndpoint, "id" | "secretSealed">,
+  input: { secretSealed: string; previousSecretSealed: string; previousUntil: Date; actor: AuditActor },
+) =>
+  changeEndpoint(
+    db,
+    endpoint.id,
+    {
+      secretSealed: input.secretSealed,
+      previousSecretSealed: input.previousSecretSealed,
+      previousSecretUntil: input.previousUntil,
+    },
+    {
+      action: "webhook.secret_rotated",
+      actor: input.actor,
+      details: { previousUntil: input.previousUntil.toISOString() },
+    },
+  );
+
+/** Gone with its deliveries and attempts; the events stay for the other endpoints. */
+export async function removeWebhookEndpoint(db: Database, endpointId: string, actor: AuditActor) {
+  return db.transaction(async (tx) => {
+    const [removed] = await tx
+      .delete(webhookEndpoints)
+      .where(eq(webhookEndpoints.id, endpointId))
+      .returning();
+    if (removed) {
+      await recordAuditEvent(tx, {
+        ...actor,
+        action: "webhook.removed",
+        details: { endpointId, url: removed.url },
+      });
+    }
+    return removed;
+  });
+}
+
+/** An event an erasure (or anything but the sales trigger) causes, in the caller's transaction. */
+export async function enqueueWebhookEvent(
+  tx: Database,
+  event: {
+    type: WebhookEventType;
+    orderKey: string;
+    submissionId: string | null;
+    snapshot: Record<string, unknown>;
+  },
+): Promise<string | null> {
+  const rows = rowsOf<{ id: string | null }>(
+    await tx.execute(
+      sql`select enqueue_webhook_event(${event.type}, ${event.submissionId}::uuid, ${event.orderKey}::uuid, ${JSON.stringify(event.snapshot)}::jsonb, null) as id`,
+    ),
+  );
+  return rows[0]?.id ?? null;
+}
+
+export interface ClaimedDelivery {
+  eventId: string;
+  endpointId: string;
+  attempts: number;
+  type: WebhookEventType;
+  submissionId: string | null;
+  snapshot: Record<string, unknown>;
+  traceparent: string | null;
+  eventCreatedAt: Date;
+}
+
+/**
+ * Due deliveries for `holder`, each leased for `leaseMs`: pending, due, not leased by a live holder, and the first
+ * pending one of its endpoint and sale (a sale's events reach an endpoint in order). `for update skip locked`: two
+ * dispatchers never take the same delivery; a dispatcher that dies leaves its lease to expire.
+ */
+export async function claimDueDeliveries(
+  db: Database,
+  { holder, limit, leaseMs }: { holder: string; limit: number; leaseMs: number },
+): Promise<ClaimedDelivery[]> {
+  const rows = rowsOf<{
+    event_id: string;
+    endpoint_id: string;
+    attempts: number;
+    type: WebhookEventType;
+    submission_id: string | null;
+    snapshot: Record<string, unknown>;
+    traceparent: string | null;
+    created_at: string | Date;
+  }>(
+    await db.execute(sql`
+    with due as (
+      select d.event_id, d.endpoint_id from ${webhookDeliveries} d
+      join ${webhookEndpoints} e on e.id = d.endpoint_id and e.disabled_at is null
+      where d.state = 'pending' and d.next_attempt_at <= now()
+        and (d.lease_until is null or d.lease_until < now())
+        and not exists (
+          select 1 from ${webhookDeliveries} earlier
+          where earlier.endpoint_id = d.endpoint_id and earlier.order_key = d.order_key
+            and earlier.state = 'pending' and earlier.seq < d.seq
+        )
+      order by d.next_attempt_at, d.seq
+      limit ${limit}
+      for update of d skip locked
+    ), leased as (
+      update ${webhookDeliveries} d
+      set lease_until = now() + ${leaseMs} * interval '1 millisecond', leased_by = ${holder}
+      from due where d.event_id = due.event_id and d.endpoint_id = due.endpoint_id
+      returning d.event_id, d.endpoint_id, d.attempts
+    )
+    select leased.event_id, leased.endpoint_id, leased.attempts, ev.type, ev.submission_id, ev.snapshot,
+      ev.traceparent, ev.created_at
+    from leased join ${webhookEvents} ev on ev.id = leased.event_id
+    order by ev.seq`),
+  );
+  return rows.map((row) => ({
+    eventId: row.event_id,
+    endpointId: row.endpoint_id,
+    attempts: row.attempts,
+    type: row.type,
+    submissionId: row.submission_id,
+    snapshot: row.snapshot,
+    traceparent: row.traceparent,
+    eventCreatedAt: new Date(row.created_at),
+  }));
+}
+
+export interface AttemptResult {
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+}
+
+/** Delivered: recorded with its attempt, the endpoint no longer failing. Only by the lease's holder. */
+export async function markDelivered(
+  db: Database,
+  delivery: { eventId: string; endpointId: string; holder: string },
+  attempt: AttemptResult,
+): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx
+      .insert(webhookAttempts)
+      .values({ eventId: delivery.eventId, endpointId: delivery.endpointId, ...attempt });
+    await tx
+      .update(webhookDeliveries)
+      .set({
+        state: "delivered",
+        attempts: sql`${webhookDeliveries.attempts} + 1`,
+        deliveredAt: sql`now()`,
+        lastStatus: attempt.statusCode,
+        lastError: null,
+        leaseUntil: null,
+      })
+      .where(
+        and(
+          eq(webhookDeliveries.eventId, delivery.eventId),
+          eq(webhookDeliveries.endpointId, delivery.endpointId),
+          eq(webhookDeliveries.leasedBy, delivery.holder),
+        ),
+      );
+    await tx
+      .update(webhookEndpoints)
+      .set({ failingSince: null })
+      .where(
+        and(eq(webhookEndpoints.id, delivery.endpointId), sql`${webhookEndpoints.failingSince} is not null`),
+      );
+  });
+}
+
+/**
+ * Not delivered: the attempt recorded, the next one at `nextAttemptAt`, or (null) given up: dead, and its endpoint
+ * failing from now. Returns whether the endpoint has just started failing.
+ */
+export async function markFailedAttempt(
+  db: Database,
+  delivery: { eventId: string; endpointId: string; holder: string },
+  attempt: AttemptResult,
+  nextAttemptAt: Date | null,
+): Promise<{ endpointNowFailing: boolean }> {
+  return db.transaction(async (tx) => {
+    await tx
+      .insert(webhookAttempts)
+      .values({ eventId: delivery.eventId, endpointId: delivery.endpointId, ...attempt });
+    await tx
+      .update(webhookDeliveries)
+      .set({
+        state: nextAttemptAt ? "pending" : "dead",
+        attempts: sql`${webhookDeliveries.attempts} + 1`,
+        nextAttemptAt: nextAttemptAt ?? sql`${webhookDeliveries.nextAttemptAt}`,
+        lastStatus: attempt.statusCode,
+        lastError: attempt.error,
+        leaseUntil: null,
+      })
+      .where(
+        and(
+          eq(webhookDeliveries.eventId, delivery.eventId),
+          eq(webhookDeliveries.endpointId, delivery.endpointId),
+          eq(webhookDeliveries.leasedBy, delivery.holder),
+        ),
+      );
+    if (nextAttemptAt) return { endpointNowFailing: false };
+    const [failing] = await tx
+      .update(webhookEndpoints)
+      .set({ failingSince: sql`now()` })
+      .where(and(eq(webhookEndpoints.id, delivery.endpointId), isNull(webhookEndpoints.failingSince)))
+      .returning({ id: webhookEndpoints.id });
+    return { endpointNowFailing: failing !== undefined };
+  });
+}
+
+/**
+ * Sends again (a new delivery, or the existing one made due) one event, or every event since `since`, to one
+ * endpoint or to every enabled endpoint that hears its type. Returns how many deliveries were made due.
+ */
+export async function replayWebhookEvents(
+  db: Database,
+  input: { eventId?: string; since?: Date; endpointId?: string; actor: AuditActor },
+): Promise<number> {
+  return db.transaction(async (tx) => {
+    const events = await tx
+      .select({
+        id: webhookEvents.id,
+        seq: webhookEvents.seq,
+        type: webhookEvents.type,
+        submissionId: webhookEvents.submissionId,
+      })
+      .from(webhookEvents)
+      .where(
+        input.eventId
+          ? eq(webhookEvents.id, input.eventId)
+          : input.since
+            ? gte(webhookEvents.createdAt, input.since)
+            : sql`false`,
+      )
+      .orderBy(asc(webhookEvents.seq));
+    let due = 0;
+    for (const event of events) {
+      const targets = await tx
+        .select({ id: webhookEndpoints.id })
+        .from(webhookEndpoints)
+        .where(
+          and(
+            isNull(webhookEndpoints.disabledAt),
+            input.endpointId
+              ? eq(webhookEndpoints.id, input.endpointId)
+              : sql`${event.type} = any(${webhookEndpoints.events})`,
+          ),
+        );
+      for (const target of targets) {
+        const made = await tx
+          .insert(webhookDeliveries)
+          .values({
+            eventId: event.id,
+            endpointId: target.id,
+            orderKey: event.submissionId ?? event.id,
+            seq: event.seq,
+          })
+          .onConflictDoUpdate({
+            target: [webhookDeliveries.eventId, webhookDeliveries.endpointId],
+            set: { state: "pending", nextAttemptAt: sql`now()`, leaseUntil: null },
+          })
+          .returning({ eventId: webhookDeliveries.eventId });
+        due += made.length;
+      }
+    }
+    await recordAuditEvent(tx, {
+      ...input.actor,
+      action: "webhook.replayed",
+      details: {
+        eventId: input.eventId ?? null,
+        since: input.since?.toISOString() ?? null,
+        endpointId: input.endpointId ?? null,
+        deliveries: due,
+      },
+    });
+    return due;
+  });
+}
