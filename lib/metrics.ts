@@ -96,6 +96,22 @@ function createMetrics() {
       labelNames: ["reason"] as const,
       registers,
     }),
+    webhookDeliveries: new Counter({
+      name: "partner_sales_webhook_deliveries_total",
+      help: "Webhook delivery attempts by event type and result (delivered, retrying, dead).",
+      labelNames: ["event", "result"] as const,
+      registers,
+    }),
+    webhookQueue: new Gauge({
+      name: "partner_sales_webhook_queue_depth",
+      help: "Webhook deliveries waiting to be sent (pending), every endpoint together.",
+      registers,
+    }),
+    webhookOldest: new Gauge({
+      name: "partner_sales_webhook_oldest_pending_seconds",
+      help: "Age of the oldest undelivered webhook event (0 when none waits).",
+      registers,
+    }),
     limitedRequests: new Counter({
       name: "partner_sales_limited_requests_total",
       help: "Requests refused for a limit (429): sales, known-customer checks, history pages, exports.",
@@ -168,6 +184,17 @@ export function countSignInRefusal(method: SignInMethod, reason: string): void {
 /** Every refusal at the API's key check, unlike the log, which tells of each a while. */
 export function countApiKeyRefusal(reason: string): void {
   metrics().apiKeyRefusals.inc({ reason });
+}
+
+/** One webhook attempt's result: `delivered`, `retrying` (another attempt is due) or `dead` (given up). */
+export function countWebhookDelivery(event: string, result: "delivered" | "retrying" | "dead"): void {
+  metrics().webhookDeliveries.inc({ event, result });
+}
+
+/** What waits to be delivered, as the dispatcher last counted it. */
+export function observeWebhookQueue(pending: number, oldestSeconds: number): void {
+  metrics().webhookQueue.set(pending);
+  metrics().webhookOldest.set(oldestSeconds);
 }
 
 export function countIdpError(from: "authorization" | "token", error: string): void {

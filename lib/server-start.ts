@@ -23,6 +23,10 @@ import { isTrustedPeer } from "./http/forwarded";
 import { log, scrubPersonalData } from "./log";
 import { metrics } from "./metrics";
 import { partnerApi } from "./partner-api";
+import { startWebhookDispatcher } from "./webhooks/dispatcher";
+import { resolveAuthSecret } from "./auth/secret";
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 
 const RETENTION_ACTOR = { actor: "retention", door: SYSTEM_DOOR } as const;
 const CHAIN_HEAD_EVERY_MS = 5 * 60_000;
@@ -119,7 +123,10 @@ async function openDatabaseSaying(): Promise<Database> {
  * embedded database's first upkeep among it (statistics for a ledger that has none: seconds at a million sales,
  * every request held meanwhile).
  */
-async function prepareDatabase(config: Config, stopping: AbortSignal): Promise<UpkeepSchedule> {
+async function prepareDatabase(
+  config: Config,
+  stopping: AbortSignal,
+): Promise<{ upkeep: UpkeepSchedule; webhooks: { stop(): Promise<void> } }> {
   const db = await openDatabaseSaying();
   if (config.mode === "sandbox") await seedDemoAccounts(db);
   // Sales left pending by a process that stopped mid-call may exist upstream: a supervisor checks them.
@@ -138,8 +145,23 @@ async function prepareDatabase(config: Config, stopping: AbortSignal): Promise<U
   // A line for the operator: its failure must not stop the start.
   await reportAccountsToReview(db).catch((error) => log.error("identity.review_failed", { error }));
   scheduleChainHeadLog(db);
-  return upkeep;
+  // The webhooks' deliveries, on every instance: the leases keep two from sending the same one.
+  const webhooks = startWebhookDispatcher({
+    db,
+    holder: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    authSecret: resolveAuthSecret(config),
+    limits: {
+      timeoutMs: config.webhooks.timeoutMs,
+      maxResponseBytes: WEBHOOK_ANSWER_BYTES,
+      allowHttp: config.webhooks.allowHttp,
+      allowedNetworks: config.webhooks.allowedNetworks,
+    },
+  });
+  return { upkeep, webhooks };
 }
+
+/** Of a receiver's answer only the status counts: this much is read, and nothing kept. */
+const WEBHOOK_ANSWER_BYTES = 64 * 1024;
 
 /**
  * Runs once when the Next.js server boots: configuration is checked before anything listens; the database opens
@@ -187,8 +209,9 @@ export async function startServer(): Promise<void> {
     // Stopped while starting too: the upkeep ends after its current statement, and the database is closed once
     // nothing uses it any more, not under the start's own queries.
     stopping.abort();
-    const upkeep = await prepared.catch(() => undefined);
-    await upkeep?.stop();
+    const running = await prepared.catch(() => undefined);
+    await running?.webhooks.stop();
+    await running?.upkeep.stop();
     await closeDb();
   });
   void prepared.then(

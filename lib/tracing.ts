@@ -1,4 +1,4 @@
-import { SpanStatusCode, trace, type Attributes } from "@opentelemetry/api";
+import { context, propagation, SpanStatusCode, trace, type Attributes } from "@opentelemetry/api";
 
 /**
  * Spans of the sale's path, for OpenTelemetry (set up in lib/tracing-setup.ts when OTEL_EXPORTER_OTLP_ENDPOINT is
@@ -9,6 +9,24 @@ import { SpanStatusCode, trace, type Attributes } from "@opentelemetry/api";
 const tracer = () => trace.getTracer("partner-sales");
 
 export const SUBMISSION_ID = "partner_sales.submission_id";
+
+/** The W3C traceparent of the current span, to continue its trace elsewhere later (a webhook's delivery). */
+export function currentTraceparent(): string | null {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent ?? null;
+}
+
+/** A span under the trace `traceparent` names (or a new trace without one): work done later for an earlier request. */
+export function inSpanUnder<T>(
+  traceparent: string | null,
+  name: string,
+  attributes: Attributes,
+  work: () => Promise<T>,
+): Promise<T> {
+  const parent = traceparent ? propagation.extract(context.active(), { traceparent }) : context.active();
+  return context.with(parent, () => inSpan(name, attributes, work));
+}
 
 export function inSpan<T>(name: string, attributes: Attributes, work: () => Promise<T>): Promise<T> {
   return tracer().startActiveSpan(name, { attributes }, async (span) => {

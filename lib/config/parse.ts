@@ -76,10 +76,24 @@ export interface Config {
    * which learns from the refused connection and retries it elsewhere.
    */
   drainDelayMs: number;
+  /** Webhook deliveries (lib/webhooks; README: "Webhooks"). */
+  webhooks: WebhookConfig;
   port: number;
   sandboxPort: number;
   /** `npm start` also appends the app's and the sandbox's log lines here. */
   logFile: string | undefined;
+}
+
+export interface WebhookConfig {
+  /**
+   * Private networks deliveries may reach although the guard refuses them (WEBHOOK_ALLOWED_NETWORKS, CIDR list): an
+   * on-premises CRM. In the sandbox, this host too (`npm run webhooks -- listen`).
+   */
+  allowedNetworks: string[];
+  /** One attempt's time limit, connection to the answer's end (WEBHOOK_TIMEOUT_SECONDS). */
+  timeoutMs: number;
+  /** Plain `http://` endpoints: the sandbox only; live mode delivers over HTTPS. */
+  allowHttp: boolean;
 }
 
 export const SECOND_FACTOR_POLICIES = ["required", "supervisors", "off"] as const;
@@ -376,6 +390,30 @@ function publicUrlFrom(
  */
 const RETENTION_DAYS_DEFAULT = 1_825;
 
+function webhooksFrom(env: RawEnv, mode: Config["mode"]): WebhookConfig {
+  const listed = (text(env, "WEBHOOK_ALLOWED_NETWORKS") ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const cidr of listed) {
+    const [address, prefix, ...rest] = cidr.split("/");
+    const family = isIP(address ?? "");
+    const bits = Number(prefix);
+    if (!family || rest.length > 0 || !/^\d{1,3}$/.test(prefix ?? "") || bits > (family === 4 ? 32 : 128)) {
+      throw new ConfigError(
+        "WEBHOOK_ALLOWED_NETWORKS",
+        `lists networks as an address and its prefix length, comma-separated, like 10.20.0.0/16, fd12:3456::/32 ` +
+          `(got "${cidr}")`,
+      );
+    }
+  }
+  return {
+    allowedNetworks: mode === "sandbox" ? [...listed, "127.0.0.0/8", "::1/128"] : listed,
+    timeoutMs: integer(env, "WEBHOOK_TIMEOUT_SECONDS", 10, 1, 60) * 1_000,
+    allowHttp: mode === "sandbox",
+  };
+}
+
 function retentionDaysFrom(env: RawEnv): number | null {
   const days = integer(env, "CUSTOMER_DATA_RETENTION_DAYS", RETENTION_DAYS_DEFAULT, 0, 36_500);
   return days === 0 ? null : days;
@@ -464,6 +502,7 @@ export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
     customerDataRetentionDays: retentionDaysFrom(env),
     limits: requestLimitsFrom(env),
     drainDelayMs: integer(env, "DRAIN_DELAY_SECONDS", 0, 0, 120) * 1_000,
+    webhooks: webhooksFrom(env, mode),
     port,
     sandboxPort,
     logFile: text(env, "LOG_FILE") ? resolve(cwd, text(env, "LOG_FILE")!) : undefined,

@@ -8,7 +8,7 @@ import {
 } from "@/lib/db/queries/sales";
 import type { Sale } from "@/lib/db/schema";
 import { log } from "@/lib/log";
-import { inSpan, noteOnSpan, SUBMISSION_ID } from "@/lib/tracing";
+import { currentTraceparent, inSpan, noteOnSpan, SUBMISSION_ID } from "@/lib/tracing";
 import { buildSaleBody, type PartnerApiClient, type SaleOutcome } from "@/lib/partner-api";
 import { deferOutcome } from "./outcome-outbox";
 import type { ValidSale } from "@/lib/validation/sale";
@@ -36,6 +36,7 @@ export async function submitSale(
       submissionId,
       agentId,
       integrationId,
+      traceparent: currentTraceparent(),
       request: buildSaleBody(sale, deps.partnerSource),
     });
     noteOnSpan({ "partner_sales.claimed": claim.claimed, "partner_sales.status": claim.sale.status });

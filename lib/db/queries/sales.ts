@@ -32,6 +32,8 @@ export async function claimSubmission(
     agentId: string | null;
     integrationId?: string | null;
     request: PartnerSaleRequestBody;
+    /** The request's trace, which the sale's webhook deliveries continue (migration 0020). */
+    traceparent?: string | null;
   },
   /** Where a new row's protocol comes from (a test may force a collision). */
   drawProtocol: () => string = newProtocol,
@@ -45,6 +47,7 @@ export async function claimSubmission(
         agentId: sql.placeholder("agentId"),
         integrationId: sql.placeholder("integrationId"),
         request: sql.placeholder("request"),
+        traceparent: sql.placeholder("traceparent"),
         updatedAt: SALE_CHANGED_NOW,
       })
       .onConflictDoNothing({ target: sales.submissionId })
@@ -52,7 +55,12 @@ export async function claimSubmission(
       .prepare(statementName),
   );
   const [inserted] = await insertWithFreshProtocol(() =>
-    insert.execute({ ...input, integrationId: input.integrationId ?? null, protocol: drawProtocol() }),
+    insert.execute({
+      ...input,
+      integrationId: input.integrationId ?? null,
+      traceparent: input.traceparent ?? null,
+      protocol: drawProtocol(),
+    }),
   );
   if (inserted) return { claimed: true, sale: inserted };
 

@@ -1,0 +1,191 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { eq, sql } from "drizzle-orm";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { DatabaseHandle } from "@/lib/db/connection";
+import { insertAgent } from "@/lib/db/queries/agents";
+import {
+  claimSubmission,
+  markStalePendingUnknown,
+  recordOutcome,
+  resolveUnknownSale,
+} from "@/lib/db/queries/sales";
+import { addWebhookEndpoint } from "@/lib/db/queries/webhooks";
+import { webhookDeliveries } from "@/lib/db/schema";
+import { validSale } from "@/sandbox/test-support";
+import { testDatabases } from "@/test/databases";
+import { allowedNetworks } from "./address-guard";
+import { dispatchOnce, nextAttemptAt, RETRY_SCHEDULE_MS, type DispatcherDeps } from "./dispatcher";
+import { generateWebhookSecret, sealWebhookSecret } from "./secrets";
+
+const AUTH_SECRET = "s".repeat(40);
+const OPERATOR = { actor: "cli:test", door: "cli" };
+
+interface Received {
+  id: string;
+  type: string;
+  submissionId?: string;
+  status?: string;
+  body: Record<string, unknown>;
+}
+
+describe("the retry schedule", () => {
+  it("waits longer each time, with jitter, and gives up after about three days", () => {
+    const now = new Date("2026-11-29T12:00:00Z");
+    expect(nextAttemptAt(1, now, () => 0.5)!.getTime() - now.getTime()).toBe(5_000);
+    expect(nextAttemptAt(1, now, () => 0)!.getTime() - now.getTime()).toBe(4_000);
+    expect(nextAttemptAt(1, now, () => 1)!.getTime() - now.getTime()).toBe(6_000);
+    expect(nextAttemptAt(RETRY_SCHEDULE_MS.length + 1, now)).toBeNull();
+    const total = RETRY_SCHEDULE_MS.reduce((sum, wait) => sum + wait, 0);
+    expect(total / 3_600_000).toBeGreaterThan(66);
+    expect(total / 3_600_000).toBeLessThan(72);
+  });
+});
+
+describe.each(testDatabases)("the webhooks' dispatcher on $name", ({ open }) => {
+  let handle: DatabaseHandle;
+  let server: Server;
+  let url: string;
+  let agentId: string;
+  let answer = 204;
+  const secret = generateWebhookSecret();
+  const received: Received[] = [];
+
+  beforeAll(async () => {
+    handle = await open();
+    agentId = (
+      await insertAgent(handle.db, {
+        email: "s@example.com",
+        name: "Sup",
+        role: "supervisor",
+        passwordHash: null,
+      })
+    ).id;
+    server = createServer((request: IncomingMessage, response) => {
+      let raw = "";
+      request.on("data", (chunk) => (raw += chunk));
+      request.on("end", () => {
+        if (answer >= 300) return response.writeHead(answer).end();
+        // Every delivery verified as a receiver would, with a Standard Webhooks library.
+        const body = new Webhook(secret).verify(raw, {
+          "webhook-id": String(request.headers["webhook-id"]),
+          "webhook-timestamp": String(request.headers["webhook-timestamp"]),
+          "webhook-signature": String(request.headers["webhook-signature"]),
+        }) as { type: string; data: { submissionId?: string; status?: string } };
+        received.push({
+          id: String(request.headers["webhook-id"]),
+          type: body.type,
+          submissionId: body.data.submissionId,
+          status: body.data.status,
+          body: body as never,
+        });
+        response.writeHead(answer).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+    await addWebhookEndpoint(handle.db, {
+      url,
+      events: ["sale.accepted", "sale.rejected", "sale.unknown", "sale.settled"],
+      includeCustomer: false,
+      sealSecret: (id) => sealWebhookSecret(secret, AUTH_SECRET, id),
+      actor: OPERATOR,
+    });
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await handle.close();
+  });
+  beforeEach(() => {
+    received.length = 0;
+    answer = 204;
+  });
+
+  const deps = (): DispatcherDeps => ({
+    db: handle.db,
+    holder: "test",
+    authSecret: AUTH_SECRET,
+    limits: { timeoutMs: 5_000, maxResponseBytes: 1024, allowHttp: true, allowedNetworks: ["127.0.0.0/8"] },
+  });
+  const drain = async () => {
+    for (let round = 0; round < 20; round += 1) {
+      if ((await dispatchOnce(deps(), allowedNetworks(["127.0.0.0/8"]))) === 0) return;
+    }
+  };
+  const sell = async () => {
+    const submissionId = randomUUID();
+    await claimSubmission(handle.db, {
+      submissionId,
+      agentId,
+      request: { ...validSale({ externalId: "CRM-9" }), partnerSource: "Parceiro" } as never,
+    });
+    return submissionId;
+  };
+
+  it("delivers every outcome and settlement, signed, in order per sale, without customer data", async () => {
+    const accepted = await sell();
+    await recordOutcome(handle.db, accepted, { status: "accepted", httpStatus: 200, message: "ok" });
+    const settled = await sell();
+    await handle.db.execute(
+      sql`update sales set updated_at = now() - interval '1 hour' where submission_id = ${settled}`,
+    );
+    await markStalePendingUnknown(handle.db, 60_000);
+    await resolveUnknownSale(handle.db, {
+      submissionId: settled,
+      supervisor: { id: agentId, door: "password" },
+      resolution: "registered",
+    });
+    await drain();
+    expect(received.filter((event) => event.submissionId === accepted).map((event) => event.type)).toEqual([
+      "sale.accepted",
+    ]);
+    const ofSettled = received.filter((event) => event.submissionId === settled);
+    expect(ofSettled.map((event) => [event.type, event.status])).toEqual([
+      ["sale.unknown", "unknown"],
+      ["sale.settled", "accepted"],
+    ]);
+    // As of its moment: the unknown event says nothing of the settlement that followed.
+    expect(ofSettled[0]!.body).toMatchObject({ data: { settlement: null } });
+    expect(ofSettled[1]!.body).toMatchObject({
+      data: { settlement: { by: { id: agentId, name: "Sup" }, resolution: "registered" } },
+    });
+    for (const event of received) {
+      expect(event.body.data).not.toHaveProperty("customer");
+      expect(event.body).toMatchObject({ data: { externalId: "CRM-9", provider: { message: null } } });
+    }
+  });
+
+  it("retries a receiver that failed, keeps the sale's next event behind it, then delivers both in order", async () => {
+    answer = 503;
+    const submissionId = await sell();
+    await handle.db.execute(
+      sql`update sales set updated_at = now() - interval '1 hour' where submission_id = ${submissionId}`,
+    );
+    await markStalePendingUnknown(handle.db, 60_000);
+    await drain();
+    const [waiting] = await handle.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.orderKey, submissionId));
+    expect(waiting).toMatchObject({ state: "pending", attempts: 1, lastStatus: 503 });
+    expect(waiting!.nextAttemptAt.getTime()).toBeGreaterThan(Date.now());
+    await resolveUnknownSale(handle.db, {
+      submissionId,
+      supervisor: { id: agentId, door: "password" },
+      resolution: "not-registered",
+    });
+    answer = 204;
+    await drain();
+    expect(received).toEqual([]); // the first is not due yet, and the settlement waits behind it
+    await handle.db
+      .update(webhookDeliveries)
+      .set({ nextAttemptAt: sql`now()` })
+      .where(eq(webhookDeliveries.orderKey, submissionId));
+    await drain();
+    expect(received.map((event) => event.type)).toEqual(["sale.unknown", "sale.settled"]);
+    expect(new Set(received.map((event) => event.id)).size).toBe(2);
+  });
+});

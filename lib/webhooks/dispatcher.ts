@@ -1,0 +1,218 @@
+import "server-only";
+import { inArray, sql } from "drizzle-orm";
+import type { BlockList } from "node:net";
+import type { Database } from "@/lib/db/connection";
+import { findApiSale } from "@/lib/db/queries/api-sales";
+import {
+  claimDueDeliveries,
+  markDelivered,
+  markFailedAttempt,
+  type ClaimedDelivery,
+} from "@/lib/db/queries/webhooks";
+import { webhookDeliveries, webhookEndpoints, webhookEvents, type WebhookEndpoint } from "@/lib/db/schema";
+import { log } from "@/lib/log";
+import { countWebhookDelivery, observeWebhookQueue } from "@/lib/metrics";
+import { inSpanUnder, noteOnSpan, SUBMISSION_ID } from "@/lib/tracing";
+import { allowedNetworks } from "./address-guard";
+import { erasurePayload, saleEventPayload, type WebhookPayload } from "./payload";
+import { signingSecrets } from "./secrets";
+import { sendWebhook, type SendLimits, type SendResult } from "./send";
+
+/**
+ * After each failed attempt, the wait before the next (±20% jitter): quick at first, for a receiver that blinked,
+ * then hours apart, for one down for the night. Thirteen retries over 2 days 22 hours; then the delivery is dead
+ * and its endpoint failing (README: "Webhooks").
+ */
+export const RETRY_SCHEDULE_MS = [
+  5_000,
+  30_000,
+  120_000,
+  600_000,
+  1_800_000,
+  3_600_000,
+  3 * 3_600_000,
+  6 * 3_600_000,
+  12 * 3_600_000,
+  12 * 3_600_000,
+  12 * 3_600_000,
+  12 * 3_600_000,
+  12 * 3_600_000,
+];
+
+/** When to try again after `attempts` failed attempts, or null: no more. */
+export function nextAttemptAt(attempts: number, now: Date, random: () => number = Math.random): Date | null {
+  const wait = RETRY_SCHEDULE_MS[attempts - 1];
+  if (wait === undefined) return null;
+  return new Date(now.getTime() + Math.round(wait * (0.8 + 0.4 * random())));
+}
+
+export interface DispatcherDeps {
+  db: Database;
+  /** This instance, as the leases name it. */
+  holder: string;
+  authSecret: string;
+  limits: Omit<SendLimits, "allowed"> & { allowedNetworks: readonly string[] };
+  send?: (message: Parameters<typeof sendWebhook>[0], limits: SendLimits) => Promise<SendResult>;
+}
+
+const BATCH = 50;
+const LEASE_MS = 120_000;
+
+/**
+ * Claims due deliveries (lib/db/queries/webhooks.ts: a lease each, a sale's events in order) and sends them, all
+ * at once. Returns how many were claimed: a full batch means more may be due now.
+ */
+export async function dispatchOnce(deps: DispatcherDeps, allowed: BlockList): Promise<number> {
+  const claimed = await claimDueDeliveries(deps.db, { holder: deps.holder, limit: BATCH, leaseMs: LEASE_MS });
+  if (claimed.length === 0) return 0;
+  const endpoints = new Map(
+    (
+      await deps.db
+        .select()
+        .from(webhookEndpoints)
+        .where(inArray(webhookEndpoints.id, [...new Set(claimed.map((delivery) => delivery.endpointId))]))
+    ).map((endpoint) => [endpoint.id, endpoint]),
+  );
+  await Promise.all(
+    claimed.map((delivery) => deliver(deps, allowed, delivery, endpoints.get(delivery.endpointId))),
+  );
+  return claimed.length;
+}
+
+async function deliver(
+  deps: DispatcherDeps,
+  allowed: BlockList,
+  delivery: ClaimedDelivery,
+  endpoint: WebhookEndpoint | undefined,
+): Promise<void> {
+  if (!endpoint) return; // removed meanwhile: its deliveries went with it
+  await inSpanUnder(
+    delivery.traceparent,
+    "webhook.deliver",
+    {
+      "partner_sales.webhook.event": delivery.type,
+      "partner_sales.webhook.endpoint": endpoint.id,
+      "partner_sales.webhook.attempt": delivery.attempts + 1,
+      ...(delivery.submissionId ? { [SUBMISSION_ID]: delivery.submissionId } : {}),
+    },
+    async () => {
+      const now = new Date();
+      const secrets = signingSecrets(endpoint, deps.authSecret, now);
+      const payload = secrets.length > 0 ? await render(deps.db, delivery, endpoint) : null;
+      const result: SendResult =
+        secrets.length === 0
+          ? { durationMs: 0, statusCode: null, error: "secret_unreadable" }
+          : payload === null
+            ? { durationMs: 0, statusCode: null, error: "sale_missing" }
+            : await (deps.send ?? sendWebhook)(
+                {
+                  url: endpoint.url,
+                  id: delivery.eventId,
+                  timestamp: now,
+                  body: JSON.stringify(payload),
+                  secrets,
+                },
+                { ...deps.limits, allowed },
+              );
+      noteOnSpan({
+        "http.response.status_code": result.statusCode ?? 0,
+        "partner_sales.webhook.error": result.error ?? "",
+      });
+      const key = { eventId: delivery.eventId, endpointId: endpoint.id, holder: deps.holder };
+      if (result.error === null) {
+        await markDelivered(deps.db, key, result);
+        countWebhookDelivery(delivery.type, "delivered");
+        return;
+      }
+      const next = nextAttemptAt(delivery.attempts + 1, new Date());
+      const { endpointNowFailing } = await markFailedAttempt(deps.db, key, result, next);
+      countWebhookDelivery(delivery.type, next ? "retrying" : "dead");
+      log.warn("webhooks.delivery_failed", {
+        endpointId: endpoint.id,
+        eventId: delivery.eventId,
+        event: delivery.type,
+        attempt: delivery.attempts + 1,
+        statusCode: result.statusCode,
+        reason: result.error,
+        nextAttemptAt: next?.toISOString() ?? null,
+      });
+      if (endpointNowFailing) {
+        log.error("webhooks.endpoint_failing", {
+          endpointId: endpoint.id,
+          url: endpoint.url,
+          eventId: delivery.eventId,
+          hint: "deliveries gave up after three days of retries: fix the receiver, then npm run webhooks -- enable and replay",
+        });
+      }
+    },
+  );
+}
+
+async function render(
+  db: Database,
+  delivery: ClaimedDelivery,
+  endpoint: WebhookEndpoint,
+): Promise<WebhookPayload | null> {
+  const event = { type: delivery.type, createdAt: delivery.eventCreatedAt, snapshot: delivery.snapshot };
+  if (delivery.type === "customer.erased") return erasurePayload(event);
+  const row = delivery.submissionId ? await findApiSale(db, delivery.submissionId) : undefined;
+  return row ? saleEventPayload(event, row, endpoint.includeCustomer) : null;
+}
+
+/** Pending deliveries and the age of the oldest undelivered event, for the metrics. */
+export async function countWebhookQueue(db: Database): Promise<{ pending: number; oldestSeconds: number }> {
+  const [row] = await db
+    .select({
+      pending: sql<number>`count(*)`.mapWith(Number),
+      oldest: sql<number>`coalesce(extract(epoch from now() - min(${webhookEvents.createdAt})), 0)`.mapWith(
+        Number,
+      ),
+    })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEvents, sql`${webhookEvents.id} = ${webhookDeliveries.eventId}`)
+    .where(sql`${webhookDeliveries.state} = 'pending'`);
+  return { pending: row?.pending ?? 0, oldestSeconds: row?.oldest ?? 0 };
+}
+
+const IDLE_MS = 250;
+const QUEUE_EVERY_MS = 15_000;
+
+/**
+ * Every instance runs one: a batch as soon as the last one was full, otherwise a look every quarter second (an
+ * outcome's event goes out within about that), and the queue's figures every 15 s. Stopping waits for the batch in
+ * flight; a process killed mid-batch leaves leases that expire, and those deliveries go again (at least once: the
+ * receiver deduplicates by `webhook-id`).
+ */
+export function startWebhookDispatcher(deps: DispatcherDeps): { stop(): Promise<void> } {
+  const allowed = allowedNetworks(deps.limits.allowedNetworks);
+  let stopping = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let lastCount = 0;
+  const cycle = async () => {
+    let claimed = 0;
+    try {
+      claimed = await dispatchOnce(deps, allowed);
+      if (Date.now() - lastCount >= QUEUE_EVERY_MS) {
+        lastCount = Date.now();
+        const queue = await countWebhookQueue(deps.db);
+        observeWebhookQueue(queue.pending, queue.oldestSeconds);
+      }
+    } catch (error) {
+      log.error("webhooks.dispatch_failed", { error });
+    }
+    if (!stopping) timer = setTimeout(run, claimed >= BATCH ? 0 : IDLE_MS);
+  };
+  const run = () => {
+    running = cycle();
+  };
+  timer = setTimeout(run, 0);
+  timer.unref?.();
+  return {
+    async stop() {
+      stopping = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
