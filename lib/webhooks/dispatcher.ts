@@ -1,15 +1,16 @@
 import "server-only";
-import { inArray, sql } from "drizzle-orm";
 import type { BlockList } from "node:net";
 import type { Database } from "@/lib/db/connection";
 import { findApiSale } from "@/lib/db/queries/api-sales";
 import {
   claimDueDeliveries,
+  countWebhookQueue,
+  findWebhookEndpoints,
   markDelivered,
   markFailedAttempt,
   type ClaimedDelivery,
 } from "@/lib/db/queries/webhooks";
-import { webhookDeliveries, webhookEndpoints, webhookEvents, type WebhookEndpoint } from "@/lib/db/schema";
+import type { WebhookEndpoint } from "@/lib/db/schema";
 import { log } from "@/lib/log";
 import { countWebhookDelivery, observeWebhookQueue } from "@/lib/metrics";
 import { inSpanUnder, noteOnSpan, SUBMISSION_ID } from "@/lib/tracing";
@@ -66,12 +67,9 @@ export async function dispatchOnce(deps: DispatcherDeps, allowed: BlockList): Pr
   const claimed = await claimDueDeliveries(deps.db, { holder: deps.holder, limit: BATCH, leaseMs: LEASE_MS });
   if (claimed.length === 0) return 0;
   const endpoints = new Map(
-    (
-      await deps.db
-        .select()
-        .from(webhookEndpoints)
-        .where(inArray(webhookEndpoints.id, [...new Set(claimed.map((delivery) => delivery.endpointId))]))
-    ).map((endpoint) => [endpoint.id, endpoint]),
+    (await findWebhookEndpoints(deps.db, [...new Set(claimed.map((delivery) => delivery.endpointId))])).map(
+      (endpoint) => [endpoint.id, endpoint],
+    ),
   );
   await Promise.all(
     claimed.map((delivery) => deliver(deps, allowed, delivery, endpoints.get(delivery.endpointId))),
@@ -157,21 +155,6 @@ async function render(
   if (delivery.type === "customer.erased") return erasurePayload(event);
   const row = delivery.submissionId ? await findApiSale(db, delivery.submissionId) : undefined;
   return row ? saleEventPayload(event, row, endpoint.includeCustomer) : null;
-}
-
-/** Pending deliveries and the age of the oldest undelivered event, for the metrics. */
-export async function countWebhookQueue(db: Database): Promise<{ pending: number; oldestSeconds: number }> {
-  const [row] = await db
-    .select({
-      pending: sql<number>`count(*)`.mapWith(Number),
-      oldest: sql<number>`coalesce(extract(epoch from now() - min(${webhookEvents.createdAt})), 0)`.mapWith(
-        Number,
-      ),
-    })
-    .from(webhookDeliveries)
-    .innerJoin(webhookEvents, sql`${webhookEvents.id} = ${webhookDeliveries.eventId}`)
-    .where(sql`${webhookDeliveries.state} = 'pending'`);
-  return { pending: row?.pending ?? 0, oldestSeconds: row?.oldest ?? 0 };
 }
 
 const IDLE_MS = 250;

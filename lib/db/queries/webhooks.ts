@@ -424,3 +424,22 @@ export async function replayWebhookEvents(
     return due;
   });
 }
+
+export function findWebhookEndpoints(db: Database, ids: string[]): Promise<WebhookEndpoint[]> {
+  return db.select().from(webhookEndpoints).where(inArray(webhookEndpoints.id, ids));
+}
+
+/** Pending deliveries and the age of the oldest undelivered event, for the metrics. */
+export async function countWebhookQueue(db: Database): Promise<{ pending: number; oldestSeconds: number }> {
+  const [row] = await db
+    .select({
+      pending: sql<number>`count(*)`.mapWith(Number),
+      oldest: sql<number>`coalesce(extract(epoch from now() - min(${webhookEvents.createdAt})), 0)`.mapWith(
+        Number,
+      ),
+    })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+    .where(sql`${webhookDeliveries.state} = 'pending'`);
+  return { pending: row?.pending ?? 0, oldestSeconds: row?.oldest ?? 0 };
+}
