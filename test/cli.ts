@@ -15,7 +15,7 @@ export interface CliResult {
  * socket.
  */
 export function runTool(
-  name: "agents" | "customers" | "audit" | "api-keys",
+  name: "agents" | "customers" | "audit" | "api-keys" | "webhooks",
   args: string[],
   env: Record<string, string>,
   input = "",
