@@ -4,6 +4,8 @@ import { alias } from "drizzle-orm/pg-core";
 import type { Database } from "../connection";
 import { agents, integrations, sales, type Agent, type Integration, type Sale } from "../schema";
 import { holdAuditTrail, recordAuditEvent, type AuditEventInput } from "./audit-events";
+import { enqueueWebhookEvent } from "./webhooks";
+import { formatProtocol } from "@/lib/sales/protocol";
 
 export type ErasureReason = NonNullable<Sale["personalDataErasure"]>;
 
@@ -60,7 +62,27 @@ async function eraseWhere(
     .update(sales)
     .set(erasure(reason))
     .where(and(sql`${sales.submissionId} = any(array(${chosen}))`, NOT_ERASED, SETTLED))
-    .returning({ protocol: sales.protocol });
+    .returning({
+      protocol: sales.protocol,
+      submissionId: sales.submissionId,
+      externalId: sql<string | null>`${sales.request} ->> 'externalId'`,
+    });
+  if (reason === "request" && erased.length > 0) {
+    // The partner's systems hear of a customer's erasure, in its transaction, to erase there too: which sales,
+    // never who (lib/webhooks). Retention's own erasures are this app's policy, not the customer's request.
+    await enqueueWebhookEvent(db, {
+      type: "customer.erased",
+      orderKey: crypto.randomUUID(),
+      submissionId: null,
+      snapshot: {
+        sales: erased.map((row) => ({
+          submissionId: row.submissionId,
+          protocol: formatProtocol(row.protocol),
+          externalId: row.externalId,
+        })),
+      },
+    });
+  }
   return erased.map((row) => row.protocol);
 }
 

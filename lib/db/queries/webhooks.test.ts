@@ -9,6 +9,7 @@ import {
   recordOutcome,
   resolveUnknownSale,
 } from "@/lib/db/queries/sales";
+import { eraseCustomer } from "@/lib/db/queries/customer-data";
 import { webhookDeliveries, webhookEvents } from "@/lib/db/schema";
 import { validSale } from "@/sandbox/test-support";
 import { testDatabases } from "@/test/databases";
@@ -121,6 +122,46 @@ describe.each(testDatabases)("the webhooks' outbox on $name", ({ open }) => {
         .filter((delivery) => delivery.submissionId === unknown && delivery.endpointId === all.id)
         .map((d) => d.type),
     ).toEqual(["sale.settled"]);
+  });
+
+  it("tells of a customer's erasure in its transaction: the sales' ids, protocols and externalIds, no personal data", async () => {
+    await addWebhookEndpoint(handle.db, {
+      url: "https://crm.example/erasures",
+      events: ["customer.erased"],
+      includeCustomer: false,
+      sealSecret: () => "sealed",
+      actor: OPERATOR,
+    });
+    const sale = { ...validSale({ externalId: "CRM-77" }), partnerSource: "Parceiro" } as Record<
+      string,
+      string
+    >;
+    const submissionId = randomUUID();
+    await claimSubmission(handle.db, { submissionId, agentId, request: sale as never });
+    await recordOutcome(handle.db, submissionId, { status: "accepted", httpStatus: 200, message: "ok" });
+    await eraseCustomer(handle.db, {
+      cpf: sale.customerDocument!,
+      digest: "digest-of-cpf",
+      audit: { actor: "cli:test", door: "cli", reason: "pedido do titular" },
+    });
+    const [event] = await handle.db
+      .select()
+      .from(webhookEvents)
+      .where(eq(webhookEvents.type, "customer.erased"));
+    expect(event!.snapshot).toEqual({
+      sales: [
+        { submissionId, protocol: expect.stringMatching(/^[0-9A-Z]{5}-[0-9A-Z]{5}$/), externalId: "CRM-77" },
+      ],
+    });
+    const text = JSON.stringify(event);
+    for (const personal of [
+      sale.customerDocument,
+      sale.customerEmail,
+      sale.customerName,
+      sale.customerPhone,
+    ]) {
+      expect(text).not.toContain(personal);
+    }
   });
 
   it("gives up after the last retry and marks the endpoint failing once", async () => {
