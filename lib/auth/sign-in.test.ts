@@ -47,6 +47,10 @@ describe.each(testDatabases)("sign-in on $name", ({ open }) => {
       "sessions",
       "sign_in_challenges",
       "sign_in_throttle",
+      "webhook_attempts",
+      "webhook_deliveries",
+      "webhook_endpoints",
+      "webhook_events",
     ]);
   });
 
