@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { eq, sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
@@ -12,12 +12,18 @@ import {
   recordOutcome,
   resolveUnknownSale,
 } from "@/lib/db/queries/sales";
-import { addWebhookEndpoint } from "@/lib/db/queries/webhooks";
+import { addWebhookEndpoint, removeWebhookEndpoint } from "@/lib/db/queries/webhooks";
 import { webhookDeliveries } from "@/lib/db/schema";
 import { validSale } from "@/sandbox/test-support";
 import { testDatabases } from "@/test/databases";
 import { allowedNetworks } from "./address-guard";
-import { dispatchOnce, nextAttemptAt, RETRY_SCHEDULE_MS, type DispatcherDeps } from "./dispatcher";
+import {
+  dispatchOnce,
+  nextAttemptAt,
+  RETRY_SCHEDULE_MS,
+  startWebhookDispatcher,
+  type DispatcherDeps,
+} from "./dispatcher";
 import { generateWebhookSecret, sealWebhookSecret } from "./secrets";
 
 const AUTH_SECRET = "s".repeat(40);
@@ -187,5 +193,44 @@ describe.each(testDatabases)("the webhooks' dispatcher on $name", ({ open }) => 
     await drain();
     expect(received.map((event) => event.type)).toEqual(["sale.unknown", "sale.settled"]);
     expect(new Set(received.map((event) => event.id)).size).toBe(2);
+  });
+
+  it("goes on delivering to one receiver while another holds its attempts without answering", async () => {
+    const held: ServerResponse[] = [];
+    const hanging = createServer((request, response) => {
+      request.resume();
+      held.push(response);
+    });
+    await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", resolve));
+    const { id: hangingId } = await addWebhookEndpoint(handle.db, {
+      url: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/slow`,
+      events: ["sale.accepted"],
+      includeCustomer: false,
+      sealSecret: (id) => sealWebhookSecret(generateWebhookSecret(), AUTH_SECRET, id),
+      actor: OPERATOR,
+    });
+    // No timeout in play: the held attempts wait as long as the test does.
+    const dispatcher = startWebhookDispatcher({
+      ...deps(),
+      limits: { ...deps().limits, timeoutMs: 600_000 },
+    });
+    const until = async (done: () => boolean) => {
+      while (!done()) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    try {
+      for (const round of [1, 2]) {
+        const submissionId = await sell();
+        await recordOutcome(handle.db, submissionId, { status: "accepted", httpStatus: 200, message: "ok" });
+        await until(() => received.some((event) => event.submissionId === submissionId));
+        await until(() => held.length === round);
+      }
+    } finally {
+      for (const response of held) response.writeHead(204).end();
+      await dispatcher.stop();
+      await removeWebhookEndpoint(handle.db, hangingId, OPERATOR);
+      hanging.closeAllConnections();
+      await new Promise<void>((resolve) => hanging.close(() => resolve()));
+    }
+    expect(received.map((event) => event.type)).toEqual(["sale.accepted", "sale.accepted"]);
   });
 });

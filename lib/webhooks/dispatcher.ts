@@ -59,22 +59,23 @@ export interface DispatcherDeps {
 const BATCH = 50;
 const LEASE_MS = 120_000;
 
-/**
- * Claims due deliveries (lib/db/queries/webhooks.ts: a lease each, a sale's events in order) and sends them, all
- * at once. Returns how many were claimed: a full batch means more may be due now.
- */
-export async function dispatchOnce(deps: DispatcherDeps, allowed: BlockList): Promise<number> {
-  const claimed = await claimDueDeliveries(deps.db, { holder: deps.holder, limit: BATCH, leaseMs: LEASE_MS });
-  if (claimed.length === 0) return 0;
+/** Claims up to `limit` due deliveries (lib/db/queries/webhooks.ts: a lease each, a sale's events in order). */
+async function claim(deps: DispatcherDeps, limit: number) {
+  const claimed = await claimDueDeliveries(deps.db, { holder: deps.holder, limit, leaseMs: LEASE_MS });
+  if (claimed.length === 0) return [];
   const endpoints = new Map(
     (await findWebhookEndpoints(deps.db, [...new Set(claimed.map((delivery) => delivery.endpointId))])).map(
       (endpoint) => [endpoint.id, endpoint],
     ),
   );
-  await Promise.all(
-    claimed.map((delivery) => deliver(deps, allowed, delivery, endpoints.get(delivery.endpointId))),
-  );
-  return claimed.length;
+  return claimed.map((delivery) => ({ delivery, endpoint: endpoints.get(delivery.endpointId) }));
+}
+
+/** One batch, claimed and sent, every attempt awaited. Returns how many were claimed. */
+export async function dispatchOnce(deps: DispatcherDeps, allowed: BlockList): Promise<number> {
+  const batch = await claim(deps, BATCH);
+  await Promise.all(batch.map(({ delivery, endpoint }) => deliver(deps, allowed, delivery, endpoint)));
+  return batch.length;
 }
 
 async function deliver(
@@ -128,7 +129,7 @@ async function deliver(
       log.warn("webhooks.delivery_failed", {
         endpointId: endpoint.id,
         eventId: delivery.eventId,
-        event: delivery.type,
+        type: delivery.type,
         attempt: delivery.attempts + 1,
         statusCode: result.statusCode,
         reason: result.error,
@@ -159,23 +160,43 @@ async function render(
 
 const IDLE_MS = 250;
 const QUEUE_EVERY_MS = 15_000;
+/** Attempts in flight at once per instance: a slow receiver holds its own, never the others'. */
+const MAX_IN_FLIGHT = 200;
 
 /**
- * Every instance runs one: a batch as soon as the last one was full, otherwise a look every quarter second (an
- * outcome's event goes out within about that), and the queue's figures every 15 s. Stopping waits for the batch in
- * flight; a process killed mid-batch leaves leases that expire, and those deliveries go again (at least once: the
- * receiver deduplicates by `webhook-id`).
+ * Every instance runs one. It claims a batch, starts its attempts without waiting for them, and claims again at
+ * once while batches come full and there is room (at most MAX_IN_FLIGHT attempts at a time), otherwise every
+ * quarter second (an outcome's event goes out within about that). A receiver that answers slowly or endlessly holds
+ * only its own attempts until the timeout; the others go on. The queue's figures are taken every 15 s. Stopping
+ * waits for the attempts in flight; a process killed mid-attempt leaves leases that expire, and those deliveries
+ * go again (at least once: the receiver deduplicates by `webhook-id`).
  */
 export function startWebhookDispatcher(deps: DispatcherDeps): { stop(): Promise<void> } {
   const allowed = allowedNetworks(deps.limits.allowedNetworks);
+  const inFlight = new Set<Promise<void>>();
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   let lastCount = 0;
+  const start = (delivery: ClaimedDelivery, endpoint: WebhookEndpoint | undefined) => {
+    const attempt: Promise<void> = deliver(deps, allowed, delivery, endpoint)
+      .catch((error: unknown) => log.error("webhooks.dispatch_failed", { error }))
+      .finally(() => inFlight.delete(attempt));
+    inFlight.add(attempt);
+  };
   const cycle = async () => {
-    let claimed = 0;
+    let full = false;
     try {
-      claimed = await dispatchOnce(deps, allowed);
+      const room = MAX_IN_FLIGHT - inFlight.size;
+      if (room > 0) {
+        const limit = Math.min(BATCH, room);
+        const batch = await claim(deps, limit);
+        for (const { delivery, endpoint } of batch) start(delivery, endpoint);
+        full = batch.length === limit;
+      } else {
+        await Promise.race(inFlight);
+        full = true;
+      }
       if (Date.now() - lastCount >= QUEUE_EVERY_MS) {
         lastCount = Date.now();
         const queue = await countWebhookQueue(deps.db);
@@ -184,7 +205,10 @@ export function startWebhookDispatcher(deps: DispatcherDeps): { stop(): Promise<
     } catch (error) {
       log.error("webhooks.dispatch_failed", { error });
     }
-    if (!stopping) timer = setTimeout(run, claimed >= BATCH ? 0 : IDLE_MS);
+    if (!stopping) {
+      timer = setTimeout(run, full ? 0 : IDLE_MS);
+      timer.unref?.();
+    }
   };
   const run = () => {
     running = cycle();
@@ -196,6 +220,7 @@ export function startWebhookDispatcher(deps: DispatcherDeps): { stop(): Promise<
       stopping = true;
       clearTimeout(timer);
       await running;
+      await Promise.all(inFlight);
     },
   };
 }

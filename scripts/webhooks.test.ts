@@ -1,0 +1,185 @@
+import { spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { asc, sql } from "drizzle-orm";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DatabaseHandle } from "@/lib/db/connection";
+import { findWebhookEndpoints } from "@/lib/db/queries/webhooks";
+import { auditEvents } from "@/lib/db/schema";
+import { signingSecrets } from "@/lib/webhooks/secrets";
+import { runTool } from "@/test/cli";
+import { testDatabases } from "@/test/databases";
+
+const AUTH_SECRET = "w".repeat(40);
+const LIVE = {
+  PARTNER_API_BASE_URL: "https://api.provider.example/",
+  PARTNER_CLIENT_ID: "partner-a",
+  PARTNER_CLIENT_SECRET: "s3cr3t-value",
+  AUTH_URL: "https://vendas.partner.example",
+};
+
+const idIn = (stdout: string) => /Added ([0-9a-f-]{36})/.exec(stdout)?.[1];
+const secretIn = (stdout: string) => /Signing secret: (whsec_\S+)/.exec(stdout)?.[1];
+
+describe.each(testDatabases)("webhooks CLI on $name, while the app holds the database", ({ open }) => {
+  let handle: DatabaseHandle & { databaseUrl?: string; dataDir: string };
+  let env: Record<string, string>;
+  const cli = (args: string[], extra: Record<string, string> = {}) =>
+    runTool("webhooks", args, { ...env, ...extra });
+
+  beforeAll(async () => {
+    handle = await open();
+    env = { DATA_DIR: handle.dataDir, DATABASE_URL: handle.databaseUrl ?? "", AUTH_SECRET };
+  });
+  afterAll(() => handle.close());
+
+  it("adds, rotates, disables, enables and removes an endpoint, each change audited, the secret shown once", async () => {
+    const added = await cli([
+      "add",
+      "--url",
+      "http://127.0.0.1:4999/hooks",
+      "--events",
+      "sale.accepted,sale.settled",
+    ]);
+    expect(added.status, added.stderr).toBe(0);
+    const id = idIn(added.stdout)!;
+    const secret = secretIn(added.stdout)!;
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const [stored] = await findWebhookEndpoints(handle.db, [id]);
+    expect(stored).toMatchObject({ events: ["sale.accepted", "sale.settled"], includeCustomer: false });
+    // Sealed at rest: the row does not hold the secret, and only this deployment's AUTH_SECRET opens it.
+    expect(JSON.stringify(stored)).not.toContain(secret.slice("whsec_".length));
+    expect(signingSecrets(stored!, AUTH_SECRET, new Date())).toEqual([secret]);
+    expect(signingSecrets(stored!, "x".repeat(40), new Date())).toEqual([]);
+    expect(added.stderr).not.toContain(secret);
+
+    const rotated = await cli(["rotate-secret", "--id", id, "--overlap", "2h"]);
+    expect(rotated.status, rotated.stderr).toBe(0);
+    const fresh = secretIn(rotated.stdout)!;
+    expect(fresh).not.toBe(secret);
+    const listed = await cli(["list"]);
+    expect(listed.stdout).toContain(`${id}  http://127.0.0.1:4999/hooks`);
+    expect(listed.stdout).toMatch(/enabled; events sale\.accepted,sale\.settled/);
+    expect(listed.stdout).toMatch(/previous secret signs until \S+Z/);
+    expect(listed.stdout).not.toContain(secret);
+    expect(listed.stdout).not.toContain(fresh);
+
+    expect((await cli(["disable", "--id", id])).stdout).toMatch(/^Disabled /);
+    expect((await cli(["list"])).stdout).toMatch(/disabled \S+Z; events/);
+    expect((await cli(["enable", "--id", id])).stdout).toMatch(/^Enabled /);
+    expect((await cli(["remove", "--id", id])).stdout).toContain("Removed");
+    expect((await cli(["remove", "--id", id])).status).toBe(1);
+
+    const trail = await handle.db
+      .select()
+      .from(auditEvents)
+      .where(sql`${auditEvents.action}::text like 'webhook.%'`)
+      .orderBy(asc(auditEvents.seq));
+    expect(trail.map((event) => [event.action, event.door])).toEqual([
+      ["webhook.added", "cli"],
+      ["webhook.secret_rotated", "cli"],
+      ["webhook.disabled", "cli"],
+      ["webhook.enabled", "cli"],
+      ["webhook.removed", "cli"],
+    ]);
+    expect(JSON.stringify(trail)).not.toContain(secret.slice("whsec_".length));
+    expect(JSON.stringify(trail)).not.toContain(fresh.slice("whsec_".length));
+  });
+
+  it("in live mode takes only https:// to public addresses, unless the operator lists the network", async () => {
+    for (const url of [
+      "http://crm.example/hooks",
+      "https://127.0.0.1/hooks",
+      "https://10.1.2.3/hooks",
+      "https://169.254.169.254/latest/meta-data",
+      "https://[::1]/hooks",
+      "https://[::ffff:10.1.2.3]/hooks",
+      "https://user:pw@crm.example/hooks",
+    ]) {
+      const refused = await cli(["add", "--url", url, "--events", "all"], LIVE);
+      expect(refused.status, url).toBe(2);
+      expect(refused.stderr, url).toMatch(/--url (must be https|points at|may not carry)/);
+    }
+    const onPremises = await cli(["add", "--url", "https://10.1.2.3/hooks", "--events", "all"], {
+      ...LIVE,
+      WEBHOOK_ALLOWED_NETWORKS: "10.1.0.0/16",
+    });
+    expect(onPremises.status, onPremises.stderr).toBe(0);
+    const stillRefused = await cli(["add", "--url", "https://169.254.169.254/", "--events", "all"], {
+      ...LIVE,
+      WEBHOOK_ALLOWED_NETWORKS: "10.1.0.0/16",
+    });
+    expect(stillRefused.status).toBe(2);
+    expect(
+      (await cli(["add", "--url", "https://crm.example/hooks", "--events", "sale.bogus"], LIVE)).stderr,
+    ).toContain("Unknown event sale.bogus");
+    await cli(["remove", "--id", idIn(onPremises.stdout)!]);
+  });
+});
+
+describe("webhooks listen", () => {
+  it("verifies what is signed with its secret, prints it, and refuses the rest", async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => resolve(free));
+      });
+    });
+    const secret = `whsec_${Buffer.from("k".repeat(32)).toString("base64")}`;
+    const child = spawn(
+      join(import.meta.dirname, "../node_modules/.bin/tsx"),
+      [
+        "--conditions=react-server",
+        "scripts/webhooks.ts",
+        "listen",
+        "--port",
+        String(port),
+        "--secret",
+        secret,
+      ],
+      {
+        cwd: join(import.meta.dirname, ".."),
+        env: { ...process.env, PARTNER_API_BASE_URL: "", DATABASE_URL: "" },
+      },
+    );
+    let stdout = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
+    try {
+      while (!stdout.includes("Listening on")) {
+        if (child.exitCode !== null) throw new Error(`listen exited: ${stdout}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const body = JSON.stringify({ type: "sale.accepted", data: { submissionId: "x" } });
+      const timestamp = new Date();
+      const headers = {
+        "content-type": "application/json",
+        "webhook-id": "msg_1",
+        "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
+        "webhook-signature": new Webhook(secret).sign("msg_1", timestamp, body),
+      };
+      const url = `http://127.0.0.1:${port}/`;
+      expect((await fetch(url, { method: "POST", headers, body })).status).toBe(204);
+      const forged = {
+        ...headers,
+        "webhook-signature": new Webhook(`whsec_${Buffer.from("f".repeat(32)).toString("base64")}`).sign(
+          "msg_1",
+          timestamp,
+          body,
+        ),
+      };
+      expect((await fetch(url, { method: "POST", headers: forged, body })).status).toBe(400);
+      expect((await fetch(url, { method: "POST", headers, body: `${body} ` })).status).toBe(400);
+    } finally {
+      child.kill("SIGINT");
+    }
+    expect(await closed).toBe(0);
+    const lines = stdout
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as { verified: boolean; id?: string });
+    expect(lines.map((line) => line.verified)).toEqual([true, false, false]);
+    expect(lines[0]).toMatchObject({ id: "msg_1", event: { type: "sale.accepted" } });
+  });
+});
