@@ -57,11 +57,16 @@ export interface DispatcherDeps {
 }
 
 const BATCH = 50;
-const LEASE_MS = 120_000;
+/**
+ * How long a claimed delivery is this instance's: the attempt's whole timeout twice over, and ten seconds for the
+ * database around it. An instance killed mid-attempt holds its deliveries this long; then another (or itself,
+ * restarted) sends them again.
+ */
+const leaseMs = (deps: DispatcherDeps) => deps.limits.timeoutMs * 2 + 10_000;
 
 /** Claims up to `limit` due deliveries (lib/db/queries/webhooks.ts: a lease each, a sale's events in order). */
 async function claim(deps: DispatcherDeps, limit: number) {
-  const claimed = await claimDueDeliveries(deps.db, { holder: deps.holder, limit, leaseMs: LEASE_MS });
+  const claimed = await claimDueDeliveries(deps.db, { holder: deps.holder, limit, leaseMs: leaseMs(deps) });
   if (claimed.length === 0) return [];
   const endpoints = new Map(
     (await findWebhookEndpoints(deps.db, [...new Set(claimed.map((delivery) => delivery.endpointId))])).map(
