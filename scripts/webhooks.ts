@@ -154,7 +154,7 @@ async function run(command: string, args: string[], context: CliContext): Promis
       const endpoint = await change(await db(), id, operator);
       if (!endpoint) throw new CommandError(`No webhook endpoint ${id}.`);
       return command === "disable"
-        ? `Disabled ${id}: nothing is sent to it; its events wait and go when it is enabled again.`
+        ? `Disabled ${id}: nothing is sent to it, and no new event is kept for it; what already waited goes when it is enabled again, and replay --since sends what it missed.`
         : `Enabled ${id}: what waited for it goes now.`;
     }
     case "rotate-secret": {

@@ -1,7 +1,7 @@
 import "server-only";
 import type { BlockList } from "node:net";
 import type { Database } from "@/lib/db/connection";
-import { findApiSale } from "@/lib/db/queries/api-sales";
+import { findApiSales, type ApiSaleRow } from "@/lib/db/queries/api-sales";
 import {
   claimDueDeliveries,
   countWebhookQueue,
@@ -56,7 +56,7 @@ export interface DispatcherDeps {
   send?: (message: Parameters<typeof sendWebhook>[0], limits: SendLimits) => Promise<SendResult>;
 }
 
-const BATCH = 50;
+const BATCH = 100;
 /**
  * How long a claimed delivery is this instance's: the attempt's whole timeout twice over, and ten seconds for the
  * database around it. An instance killed mid-attempt holds its deliveries this long; then another (or itself,
@@ -64,31 +64,81 @@ const BATCH = 50;
  */
 const leaseMs = (deps: DispatcherDeps) => deps.limits.timeoutMs * 2 + 10_000;
 
-/** Claims up to `limit` due deliveries (lib/db/queries/webhooks.ts: a lease each, a sale's events in order). */
-async function claim(deps: DispatcherDeps, limit: number) {
+/**
+ * Claims up to `limit` due deliveries (lib/db/queries/webhooks.ts: a lease each, a sale's events in order), with
+ * their endpoints and their sales, each read once for the batch.
+ */
+async function claim(deps: DispatcherDeps, limit: number): Promise<Claimed[]> {
   const claimed = await claimDueDeliveries(deps.db, { holder: deps.holder, limit, leaseMs: leaseMs(deps) });
   if (claimed.length === 0) return [];
-  const endpoints = new Map(
-    (await findWebhookEndpoints(deps.db, [...new Set(claimed.map((delivery) => delivery.endpointId))])).map(
-      (endpoint) => [endpoint.id, endpoint],
-    ),
-  );
-  return claimed.map((delivery) => ({ delivery, endpoint: endpoints.get(delivery.endpointId) }));
+  const [endpoints, sales] = await Promise.all([
+    findWebhookEndpoints(deps.db, [...new Set(claimed.map((delivery) => delivery.endpointId))]),
+    findApiSales(deps.db, [
+      ...new Set(claimed.flatMap((delivery) => (delivery.submissionId ? [delivery.submissionId] : []))),
+    ]),
+  ]);
+  const byId = new Map(endpoints.map((endpoint) => [endpoint.id, endpoint]));
+  return claimed.map((delivery) => ({
+    delivery,
+    endpoint: byId.get(delivery.endpointId),
+    sale: delivery.submissionId ? sales.get(delivery.submissionId) : undefined,
+  }));
+}
+
+interface Claimed {
+  delivery: ClaimedDelivery;
+  /** Undefined: removed meanwhile. */
+  endpoint: WebhookEndpoint | undefined;
+  sale: ApiSaleRow | undefined;
 }
 
 /** One batch, claimed and sent, every attempt awaited. Returns how many were claimed. */
 export async function dispatchOnce(deps: DispatcherDeps, allowed: BlockList): Promise<number> {
   const batch = await claim(deps, BATCH);
-  await Promise.all(batch.map(({ delivery, endpoint }) => deliver(deps, allowed, delivery, endpoint)));
+  const recordDelivered = deliveredRecorder(deps.db, deps.holder);
+  await Promise.all(batch.map((claimed) => deliver(deps, allowed, claimed, recordDelivered)));
   return batch.length;
+}
+
+type Delivered = Parameters<typeof markDelivered>[2][number];
+
+/** How long a delivery's record waits for others that end about then: one statement records them all. */
+const RECORD_AFTER_MS = 5;
+
+/**
+ * Records deliveries that end within RECORD_AFTER_MS of each other together, one statement for them all; each
+ * caller's promise settles with it.
+ */
+function deliveredRecorder(db: Database, holder: string): (delivered: Delivered) => Promise<void> {
+  let waiting: { delivered: Delivered; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  const flush = async () => {
+    const batch = waiting;
+    waiting = [];
+    try {
+      await markDelivered(
+        db,
+        holder,
+        batch.map((entry) => entry.delivered),
+      );
+      for (const entry of batch) entry.resolve();
+    } catch (error) {
+      for (const entry of batch) entry.reject(error);
+    }
+  };
+  return (delivered) =>
+    new Promise<void>((resolve, reject) => {
+      if (waiting.length === 0) setTimeout(() => void flush(), RECORD_AFTER_MS);
+      waiting.push({ delivered, resolve, reject });
+    });
 }
 
 async function deliver(
   deps: DispatcherDeps,
   allowed: BlockList,
-  delivery: ClaimedDelivery,
-  endpoint: WebhookEndpoint | undefined,
+  claimed: Claimed,
+  recordDelivered: (delivered: Delivered) => Promise<void>,
 ): Promise<void> {
+  const { delivery, endpoint } = claimed;
   if (!endpoint) return; // removed meanwhile: its deliveries went with it
   await inSpanUnder(
     delivery.traceparent,
@@ -102,7 +152,7 @@ async function deliver(
     async () => {
       const now = new Date();
       const secrets = signingSecrets(endpoint, deps.authSecret, now);
-      const payload = secrets.length > 0 ? await render(deps.db, delivery, endpoint) : null;
+      const payload = secrets.length > 0 ? render(claimed, endpoint) : null;
       const result: SendResult =
         secrets.length === 0
           ? { durationMs: 0, statusCode: null, error: "secret_unreadable" }
@@ -124,7 +174,7 @@ async function deliver(
       });
       const key = { eventId: delivery.eventId, endpointId: endpoint.id, holder: deps.holder };
       if (result.error === null) {
-        await markDelivered(deps.db, key, result);
+        await recordDelivered({ ...key, durationMs: result.durationMs, statusCode: result.statusCode });
         countWebhookDelivery(delivery.type, "delivered");
         return;
       }
@@ -152,21 +202,16 @@ async function deliver(
   );
 }
 
-async function render(
-  db: Database,
-  delivery: ClaimedDelivery,
-  endpoint: WebhookEndpoint,
-): Promise<WebhookPayload | null> {
+function render({ delivery, sale }: Claimed, endpoint: WebhookEndpoint): WebhookPayload | null {
   const event = { type: delivery.type, createdAt: delivery.eventCreatedAt, snapshot: delivery.snapshot };
   if (delivery.type === "customer.erased") return erasurePayload(event);
-  const row = delivery.submissionId ? await findApiSale(db, delivery.submissionId) : undefined;
-  return row ? saleEventPayload(event, row, endpoint.includeCustomer) : null;
+  return sale ? saleEventPayload(event, sale, endpoint.includeCustomer) : null;
 }
 
 const IDLE_MS = 250;
 const QUEUE_EVERY_MS = 15_000;
 /** Attempts in flight at once per instance: a slow receiver holds its own, never the others'. */
-const MAX_IN_FLIGHT = 200;
+const MAX_IN_FLIGHT = 400;
 
 /**
  * Every instance runs one. It claims a batch, starts its attempts without waiting for them, and claims again at
@@ -179,12 +224,13 @@ const MAX_IN_FLIGHT = 200;
 export function startWebhookDispatcher(deps: DispatcherDeps): { stop(): Promise<void> } {
   const allowed = allowedNetworks(deps.limits.allowedNetworks);
   const inFlight = new Set<Promise<void>>();
+  const recordDelivered = deliveredRecorder(deps.db, deps.holder);
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   let lastCount = 0;
-  const start = (delivery: ClaimedDelivery, endpoint: WebhookEndpoint | undefined) => {
-    const attempt: Promise<void> = deliver(deps, allowed, delivery, endpoint)
+  const start = (claimed: Claimed) => {
+    const attempt: Promise<void> = deliver(deps, allowed, claimed, recordDelivered)
       .catch((error: unknown) => log.error("webhooks.dispatch_failed", { error }))
       .finally(() => inFlight.delete(attempt));
     inFlight.add(attempt);
@@ -192,11 +238,12 @@ export function startWebhookDispatcher(deps: DispatcherDeps): { stop(): Promise<
   const cycle = async () => {
     let full = false;
     try {
+      // A claim costs about the same for one delivery as for a hundred: claim when there is room for half a batch.
       const room = MAX_IN_FLIGHT - inFlight.size;
-      if (room > 0) {
+      if (room >= BATCH / 2) {
         const limit = Math.min(BATCH, room);
         const batch = await claim(deps, limit);
-        for (const { delivery, endpoint } of batch) start(delivery, endpoint);
+        for (const claimed of batch) start(claimed);
         full = batch.length === limit;
       } else {
         await Promise.race(inFlight);

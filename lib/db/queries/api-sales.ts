@@ -1,5 +1,5 @@
 import "server-only";
-import { and, desc, eq, gte, lt, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Database } from "../connection";
 import { agents, integrations, sales, type SaleStatus } from "../schema";
@@ -51,6 +51,13 @@ export type ApiSaleRow = NonNullable<Awaited<ReturnType<typeof findApiSale>>>;
 export async function findApiSale(db: Database, submissionId: string) {
   const [found] = await selectSales(db).where(eq(sales.submissionId, submissionId)).limit(1);
   return found;
+}
+
+/** Several sales at once (the webhooks' dispatcher renders a batch), by submission id; those not found are absent. */
+export async function findApiSales(db: Database, submissionIds: readonly string[]) {
+  if (submissionIds.length === 0) return new Map<string, ApiSaleRow>();
+  const rows = await selectSales(db).where(inArray(sales.submissionId, [...submissionIds]));
+  return new Map(rows.map((row) => [row.submissionId, row]));
 }
 
 /** Who sold the submission, if the ledger holds it. */

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/lib/db/connection";
 import { insertAgent } from "@/lib/db/queries/agents";
@@ -111,11 +111,9 @@ describe.each(testDatabases)("the webhooks' outbox on $name", ({ open }) => {
     expect(
       second.filter((delivery) => delivery.submissionId === unknown && delivery.endpointId === all.id),
     ).toEqual([]);
-    await markDelivered(
-      handle.db,
-      { eventId: forAll[0]!.eventId, endpointId: all.id, holder: "a" },
-      { durationMs: 5, statusCode: 204, error: null },
-    );
+    await markDelivered(handle.db, "a", [
+      { eventId: forAll[0]!.eventId, endpointId: all.id, durationMs: 5, statusCode: 204 },
+    ]);
     const third = await claimDueDeliveries(handle.db, { holder: "b", limit: 100, leaseMs: 60_000 });
     expect(
       third

@@ -220,57 +220,70 @@ export interface ClaimedDelivery {
 /**
  * Due deliveries for `holder`, each leased for `leaseMs`: pending, due, not leased by a live holder, and the first
  * pending one of its endpoint and sale (a sale's events reach an endpoint in order). `for update skip locked`: two
- * dispatchers never take the same delivery; a dispatcher that dies leaves its lease to expire.
+ * dispatchers never take the same delivery; a dispatcher that dies leaves its lease to expire. In event order.
+ *
+ * The plan is pinned: webhook_deliveries_due_idx read in order, and only until the batch is full, each candidate's
+ * endpoint and sale checked by a probe (scalar subqueries, which the planner cannot turn into joins). Left to itself
+ * on a queue that grew faster than its statistics (a backlog after an outage, before ANALYZE), the planner reads
+ * every pending row, checks each, and sorts them: a claim's cost grows with the queue. Sorts and bitmap scans are
+ * off for this one transaction.
  */
 export async function claimDueDeliveries(
   db: Database,
   { holder, limit, leaseMs }: { holder: string; limit: number; leaseMs: number },
 ): Promise<ClaimedDelivery[]> {
-  const rows = rowsOf<{
-    event_id: string;
-    endpoint_id: string;
-    attempts: number;
-    type: WebhookEventType;
-    submission_id: string | null;
-    snapshot: Record<string, unknown>;
-    traceparent: string | null;
-    created_at: string | Date;
-  }>(
-    await db.execute(sql`
-    with due as (
-      select d.event_id, d.endpoint_id from ${webhookDeliveries} d
-      join ${webhookEndpoints} e on e.id = d.endpoint_id and e.disabled_at is null
-      where d.state = 'pending' and d.next_attempt_at <= now()
-        and (d.lease_until is null or d.lease_until < now())
-        and not exists (
-          select 1 from ${webhookDeliveries} earlier
-          where earlier.endpoint_id = d.endpoint_id and earlier.order_key = d.order_key
-            and earlier.state = 'pending' and earlier.seq < d.seq
-        )
-      order by d.next_attempt_at, d.seq
-      limit ${limit}
-      for update of d skip locked
-    ), leased as (
-      update ${webhookDeliveries} d
-      set lease_until = now() + ${leaseMs} * interval '1 millisecond', leased_by = ${holder}
-      from due where d.event_id = due.event_id and d.endpoint_id = due.endpoint_id
-      returning d.event_id, d.endpoint_id, d.attempts
-    )
-    select leased.event_id, leased.endpoint_id, leased.attempts, ev.type, ev.submission_id, ev.snapshot,
-      ev.traceparent, ev.created_at
-    from leased join ${webhookEvents} ev on ev.id = leased.event_id
-    order by ev.seq`),
-  );
-  return rows.map((row) => ({
-    eventId: row.event_id,
-    endpointId: row.endpoint_id,
-    attempts: row.attempts,
-    type: row.type,
-    submissionId: row.submission_id,
-    snapshot: row.snapshot,
-    traceparent: row.traceparent,
-    eventCreatedAt: new Date(row.created_at),
-  }));
+  const rows = await db.transaction(async (tx) => {
+    await tx.execute(
+      sql`select set_config('enable_sort', 'off', true), set_config('enable_bitmapscan', 'off', true)`,
+    );
+    return rowsOf<{
+      event_id: string;
+      endpoint_id: string;
+      attempts: number;
+      type: WebhookEventType;
+      submission_id: string | null;
+      snapshot: Record<string, unknown>;
+      traceparent: string | null;
+      created_at: string | Date;
+      seq: string | number;
+    }>(
+      await tx.execute(sql`
+      with due as (
+        select d.event_id, d.endpoint_id from ${webhookDeliveries} d
+        where d.state = 'pending' and d.next_attempt_at <= now()
+          and (d.lease_until is null or d.lease_until < now())
+          and (select e.disabled_at is null from ${webhookEndpoints} e where e.id = d.endpoint_id)
+          and d.seq = (
+            select min(earlier.seq) from ${webhookDeliveries} earlier
+            where earlier.endpoint_id = d.endpoint_id and earlier.order_key = d.order_key
+              and earlier.state = 'pending'
+          )
+        order by d.next_attempt_at
+        limit ${limit}
+        for update of d skip locked
+      ), leased as (
+        update ${webhookDeliveries} d
+        set lease_until = now() + ${leaseMs} * interval '1 millisecond', leased_by = ${holder}
+        from due where d.event_id = due.event_id and d.endpoint_id = due.endpoint_id
+        returning d.event_id, d.endpoint_id, d.attempts
+      )
+      select leased.event_id, leased.endpoint_id, leased.attempts, ev.type, ev.submission_id, ev.snapshot,
+        ev.traceparent, ev.created_at, ev.seq
+      from leased join ${webhookEvents} ev on ev.id = leased.event_id`),
+    );
+  });
+  return rows
+    .sort((a, b) => Number(a.seq) - Number(b.seq))
+    .map((row) => ({
+      eventId: row.event_id,
+      endpointId: row.endpoint_id,
+      attempts: row.attempts,
+      type: row.type,
+      submissionId: row.submission_id,
+      snapshot: row.snapshot,
+      traceparent: row.traceparent,
+      eventCreatedAt: new Date(row.created_at),
+    }));
 }
 
 export interface AttemptResult {
@@ -279,40 +292,48 @@ export interface AttemptResult {
   error: string | null;
 }
 
-/** Delivered: recorded with its attempt, the endpoint no longer failing. Only by the lease's holder. */
+/**
+ * Delivered: each recorded with its attempt, their endpoints no longer failing. Only by the lease's holder (the
+ * attempt is recorded whoever holds it). One statement for them all, atomic by itself: the dispatcher records the
+ * deliveries that ended together in one round trip.
+ */
 export async function markDelivered(
   db: Database,
-  delivery: { eventId: string; endpointId: string; holder: string },
-  attempt: AttemptResult,
+  holder: string,
+  delivered: readonly {
+    eventId: string;
+    endpointId: string;
+    durationMs: number;
+    statusCode: number | null;
+  }[],
 ): Promise<void> {
-  await db.transaction(async (tx) => {
-    await tx
-      .insert(webhookAttempts)
-      .values({ eventId: delivery.eventId, endpointId: delivery.endpointId, ...attempt });
-    await tx
-      .update(webhookDeliveries)
-      .set({
-        state: "delivered",
-        attempts: sql`${webhookDeliveries.attempts} + 1`,
-        deliveredAt: sql`now()`,
-        lastStatus: attempt.statusCode,
-        lastError: null,
-        leaseUntil: null,
-      })
-      .where(
-        and(
-          eq(webhookDeliveries.eventId, delivery.eventId),
-          eq(webhookDeliveries.endpointId, delivery.endpointId),
-          eq(webhookDeliveries.leasedBy, delivery.holder),
-        ),
-      );
-    await tx
-      .update(webhookEndpoints)
-      .set({ failingSince: null })
-      .where(
-        and(eq(webhookEndpoints.id, delivery.endpointId), sql`${webhookEndpoints.failingSince} is not null`),
-      );
-  });
+  if (delivered.length === 0) return;
+  const rows = JSON.stringify(
+    delivered.map(({ eventId, endpointId, durationMs, statusCode }) => ({
+      event_id: eventId,
+      endpoint_id: endpointId,
+      duration_ms: durationMs,
+      status_code: statusCode,
+    })),
+  );
+  await db.execute(sql`
+    with input as (
+      select * from jsonb_to_recordset(${rows}::jsonb)
+        as t(event_id uuid, endpoint_id uuid, duration_ms integer, status_code integer)
+    ), done as (
+      update ${webhookDeliveries} d
+      set state = 'delivered', attempts = d.attempts + 1, delivered_at = now(), last_status = input.status_code,
+        last_error = null, lease_until = null
+      from input
+      where d.event_id = input.event_id and d.endpoint_id = input.endpoint_id and d.leased_by = ${holder}
+      returning 1
+    ), healed as (
+      update ${webhookEndpoints} set failing_since = null
+      where id in (select endpoint_id from input) and failing_since is not null
+      returning 1
+    )
+    insert into ${webhookAttempts} (event_id, endpoint_id, duration_ms, status_code, error)
+    select event_id, endpoint_id, duration_ms, status_code, null from input`);
 }
 
 /**
