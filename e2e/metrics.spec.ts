@@ -4,6 +4,7 @@ import { request as playwrightRequest } from "@playwright/test";
 import { TEST_PROGRAMS } from "../scripts/debian-packages";
 import { expect, test } from "./fixtures";
 import { DEMO_AGENT, E2E_METRICS_TOKEN } from "./support/environment";
+import { scrape } from "./support/metrics";
 import { startPrometheus, type Prometheus } from "./support/prometheus";
 import { apiSale, freshCpf, sandboxControl } from "./support/sandbox";
 import { sellAgain, sellOverApi } from "./support/sell";
@@ -35,21 +36,6 @@ test.beforeEach(async () => {
   );
   await sandboxControl("POST", "reset");
 });
-
-/** The app's own exposition, read directly: `name{labels}` → value. */
-async function scrape(baseURL: string): Promise<Map<string, number>> {
-  const response = await fetch(`${baseURL}/api/metrics`, {
-    headers: { Authorization: `Bearer ${E2E_METRICS_TOKEN}` },
-  });
-  expect(response.status).toBe(200);
-  const series = new Map<string, number>();
-  for (const line of (await response.text()).split("\n")) {
-    if (!line || line.startsWith("#")) continue;
-    const cut = line.lastIndexOf(" ");
-    series.set(line.slice(0, cut), Number(line.slice(cut + 1)));
-  }
-  return series;
-}
 
 test("without the token /api/metrics is 401; with it, Prometheus scrapes the app", async ({ baseURL }) => {
   for (const authorization of [undefined, "Bearer not-the-token", `Basic ${E2E_METRICS_TOKEN}`]) {

@@ -1,8 +1,11 @@
 import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { APIRequestContext } from "@playwright/test";
 import { freePort } from "../bench/lib/processes";
 import { formatCpf, formatPhone } from "../lib/format";
 import { expect, test } from "./fixtures";
+import { operatorTool } from "./support/agents-cli";
 import { startAppInstance, type AppInstance } from "./support/app-instance";
 import { DEMO_AGENT } from "./support/environment";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from "./support/otlp-receiver";
@@ -78,6 +81,59 @@ function under(spans: ReceivedSpan[], span: ReceivedSpan, ancestor: string): boo
   }
   return false;
 }
+
+test("each webhook attempt is a span in the trace of the sale it tells of", async () => {
+  let delivered = 0;
+  const partner = createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      delivered += 1;
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => partner.listen(0, "127.0.0.1", resolve));
+  const env = { DATA_DIR: app.dataDir };
+  const added = await operatorTool(
+    "webhooks",
+    [
+      "add",
+      "--url",
+      `http://127.0.0.1:${(partner.address() as AddressInfo).port}/`,
+      "--events",
+      "sale.accepted",
+    ],
+    env,
+  );
+  expect(added.status, added.stderr).toBe(0);
+  try {
+    const key = randomUUID();
+    const answer = await agent.post("/api/sales", { data: apiSale(), headers: { "Idempotency-Key": key } });
+    expect(answer.status()).toBe(201);
+    const spans = await traceOf(key);
+    let deliver: ReceivedSpan | undefined;
+    await expect
+      .poll(
+        () =>
+          (deliver = receiver
+            .spans()
+            .find((span) => span.name === "webhook.deliver" && span.traceId === spans[0]!.traceId)),
+        { timeout: 30_000 },
+      )
+      .toBeDefined();
+    expect(delivered).toBe(1);
+    expect(deliver!.attributes).toMatchObject({
+      "partner_sales.webhook.event": "sale.accepted",
+      "partner_sales.webhook.attempt": 1,
+      "partner_sales.submission_id": key,
+      "http.response.status_code": 204,
+    });
+    expect(under([...spans, deliver!], deliver!, "sale.submit")).toBe(true);
+  } finally {
+    const id = /Added ([0-9a-f-]{36})/.exec(added.stdout)![1]!;
+    await operatorTool("webhooks", ["remove", "--id", id], env);
+    partner.close();
+  }
+});
 
 test("one trace per sale with the session check, validation, ledger writes, token and provider call; no customer data", async () => {
   const customers = [

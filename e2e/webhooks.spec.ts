@@ -14,6 +14,7 @@ import { signInElsewhere } from "./pages/sign-in-page";
 import { apiKeyFromCli, operatorTool } from "./support/agents-cli";
 import { startAppInstance, type AppInstance } from "./support/app-instance";
 import { DEMO_AGENT } from "./support/environment";
+import { scrape } from "./support/metrics";
 import { apiSale, formatCpf, freshCpf, sandboxControl, sandboxStats } from "./support/sandbox";
 import { sellAgain, sellOverApi } from "./support/sell";
 
@@ -281,8 +282,12 @@ test("every outcome of the form and the API, a settlement and an erasure reach t
 
 test("a receiver down for a while gets every event once it is back, in order per sale", async ({
   signedIn: page,
+  baseURL,
 }) => {
   test.setTimeout(120_000);
+  const deliveries = (series: Map<string, number>, event: string, result: string) =>
+    series.get(`partner_sales_webhook_deliveries_total{event="${event}",result="${result}"}`) ?? 0;
+  const before = await scrape(baseURL!);
   const partner = await new Receiver().start();
   const endpoint = await addEndpoint(partner.url);
   partner.secrets = [endpoint.secret];
@@ -313,6 +318,18 @@ test("a receiver down for a while gets every event once it is back, in order per
       .poll(() => partner.typesOf(other.submissionId), { timeout: 30_000 })
       .toEqual(["sale.accepted"]);
     expect(partner.duplicates()).toEqual([]);
+    // Counted by event and result: the refused attempts as retrying, then the three delivered.
+    const after = await scrape(baseURL!);
+    const grew = (event: string, result: string) =>
+      deliveries(after, event, result) - deliveries(before, event, result);
+    expect([grew("sale.failed", "delivered"), grew("sale.accepted", "delivered")]).toEqual([1, 2]);
+    expect(grew("sale.failed", "retrying") + grew("sale.accepted", "retrying")).toBeGreaterThanOrEqual(1);
+    expect([...after.keys()]).toEqual(
+      expect.arrayContaining([
+        "partner_sales_webhook_queue_depth",
+        "partner_sales_webhook_oldest_pending_seconds",
+      ]),
+    );
   } finally {
     await operatorTool("webhooks", ["remove", "--id", endpoint.id]);
     await partner.stop();
