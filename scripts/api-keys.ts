@@ -14,7 +14,15 @@ import {
   rotateApiKey,
   type ApiKeyListing,
 } from "../lib/db/queries/api-keys";
-import { cliSecurityEvent, CommandError, optionalReason, runCli, UsageError, type CliContext } from "./cli";
+import {
+  cliSecurityEvent,
+  CommandError,
+  duration,
+  optionalReason,
+  runCli,
+  UsageError,
+  type CliContext,
+} from "./cli";
 
 const USAGE = `Manage the API keys of the partner's systems (CRM, dialer, portal backend) for /api/v1.
 
@@ -30,17 +38,6 @@ kept, and its prefix (psk_ and 8 characters) names it in lists and logs. rotate 
 live key's scopes and lifetime (or --scopes, --expires-in) and sets the others to expire (default in 24 hours), so the partner's system can
 move to the new one without a gap; revoke stops a key at once. Durations: 30m, 24h, 90d.
 Works while the app runs: with the embedded database it goes through the app's socket in DATA_DIR.`;
-
-const DURATION = /^(\d{1,4})([mhd])$/;
-const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-function duration(option: string, value: string): number {
-  const match = DURATION.exec(value.trim());
-  if (!match || Number(match[1]) === 0) {
-    throw new UsageError(`${option} is a duration such as 30m, 24h or 90d (got "${value}").`);
-  }
-  return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
-}
 
 function requireName(value: string | undefined): string {
   if (!value) throw new UsageError("--name is required.");

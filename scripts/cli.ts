@@ -116,3 +116,15 @@ export function optionalReason(value: string | undefined): string | null {
     );
   return reason;
 }
+
+const DURATION = /^(\d{1,4})([mhd])$/;
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** An option's duration in ms: minutes, hours or days, such as 30m, 24h or 90d. */
+export function duration(option: string, value: string): number {
+  const match = DURATION.exec(value.trim());
+  if (!match || Number(match[1]) === 0) {
+    throw new UsageError(`${option} is a duration such as 30m, 24h or 90d (got "${value}").`);
+  }
+  return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
+}

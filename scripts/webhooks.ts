@@ -17,7 +17,7 @@ import {
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../lib/db/schema";
 import { addressAllowed, allowedNetworks } from "../lib/webhooks/address-guard";
 import { generateWebhookSecret, sealWebhookSecret } from "../lib/webhooks/secrets";
-import { CommandError, runCli, UsageError, type CliContext } from "./cli";
+import { CommandError, duration, runCli, UsageError, type CliContext } from "./cli";
 
 const USAGE = `Manage the webhook endpoints that hear every sale's outcome (README: Webhooks).
 
@@ -36,17 +36,6 @@ old one still signs beside the new one for --overlap (default 24h), so the recei
 --include-customer adds the customer's data to payloads (LGPD: only where the receiver needs it).
 Live mode delivers only to https:// URLs on public addresses; a private network (an on-premises CRM) must be listed in
 WEBHOOK_ALLOWED_NETWORKS. listen runs a local receiver that verifies and prints each event, for developers.`;
-
-const DURATION = /^(\d{1,4})([mhd])$/;
-const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-function duration(option: string, value: string): number {
-  const match = DURATION.exec(value.trim());
-  if (!match || Number(match[1]) === 0) {
-    throw new UsageError(`${option} is a duration such as 30m, 24h or 7d (got "${value}").`);
-  }
-  return Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS];
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
