@@ -34,7 +34,13 @@ describe.each(testDatabases)("webhooks CLI on $name, while the app holds the dat
   });
   afterAll(() => handle.close());
 
-  it("adds, rotates, disables, enables and removes an endpoint, each change audited, the secret shown once", async () => {
+  // One endpoint through its life, a test per step; each step a few runs of the CLI (seconds each on a busy
+  // machine), as an operator types them.
+  let id = "";
+  let secret = "";
+  let fresh = "";
+
+  it("adds an endpoint: its secret shown once, kept sealed, never in the log", async () => {
     const added = await cli([
       "add",
       "--url",
@@ -43,8 +49,8 @@ describe.each(testDatabases)("webhooks CLI on $name, while the app holds the dat
       "sale.accepted,sale.settled",
     ]);
     expect(added.status, added.stderr).toBe(0);
-    const id = idIn(added.stdout)!;
-    const secret = secretIn(added.stdout)!;
+    id = idIn(added.stdout)!;
+    secret = secretIn(added.stdout)!;
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     const [stored] = await findWebhookEndpoints(handle.db, [id]);
     expect(stored).toMatchObject({ events: ["sale.accepted", "sale.settled"], includeCustomer: false });
@@ -53,24 +59,32 @@ describe.each(testDatabases)("webhooks CLI on $name, while the app holds the dat
     expect(signingSecrets(stored!, AUTH_SECRET, new Date())).toEqual([secret]);
     expect(signingSecrets(stored!, "x".repeat(40), new Date())).toEqual([]);
     expect(added.stderr).not.toContain(secret);
+  });
 
+  it("rotates its secret: the old one signs beside the new during the overlap", async () => {
     const rotated = await cli(["rotate-secret", "--id", id, "--overlap", "2h"]);
     expect(rotated.status, rotated.stderr).toBe(0);
-    const fresh = secretIn(rotated.stdout)!;
+    fresh = secretIn(rotated.stdout)!;
     expect(fresh).not.toBe(secret);
+    const [stored] = await findWebhookEndpoints(handle.db, [id]);
+    expect(signingSecrets(stored!, AUTH_SECRET, new Date())).toEqual([fresh, secret]);
     const listed = await cli(["list"]);
     expect(listed.stdout).toContain(`${id}  http://127.0.0.1:4999/hooks`);
     expect(listed.stdout).toMatch(/enabled; events sale\.accepted,sale\.settled/);
     expect(listed.stdout).toMatch(/previous secret signs until \S+Z/);
     expect(listed.stdout).not.toContain(secret);
     expect(listed.stdout).not.toContain(fresh);
+  });
 
+  it("disables and enables it", async () => {
     expect((await cli(["disable", "--id", id])).stdout).toMatch(/^Disabled /);
     expect((await cli(["list"])).stdout).toMatch(/disabled \S+Z; events/);
     expect((await cli(["enable", "--id", id])).stdout).toMatch(/^Enabled /);
+  });
+
+  it("removes it, and each change is on the audit trail without a secret", async () => {
     expect((await cli(["remove", "--id", id])).stdout).toContain("Removed");
     expect((await cli(["remove", "--id", id])).status).toBe(1);
-
     const trail = await handle.db
       .select()
       .from(auditEvents)
@@ -87,34 +101,25 @@ describe.each(testDatabases)("webhooks CLI on $name, while the app holds the dat
     expect(JSON.stringify(trail)).not.toContain(fresh.slice("whsec_".length));
   });
 
-  it("in live mode takes only https:// to public addresses, unless the operator lists the network", async () => {
-    for (const url of [
-      "http://crm.example/hooks",
-      "https://127.0.0.1/hooks",
-      "https://10.1.2.3/hooks",
-      "https://169.254.169.254/latest/meta-data",
-      "https://[::1]/hooks",
-      "https://[::ffff:10.1.2.3]/hooks",
-      "https://user:pw@crm.example/hooks",
-    ]) {
+  // Every address form is checked in lib/webhooks/endpoint-url.test.ts; here, that the CLI applies live mode's
+  // rules and WEBHOOK_ALLOWED_NETWORKS.
+  it("in live mode refuses http:// and a private address, with a usage error", async () => {
+    for (const url of ["http://crm.example/hooks", "https://10.1.2.3/hooks"]) {
       const refused = await cli(["add", "--url", url, "--events", "all"], LIVE);
       expect(refused.status, url).toBe(2);
-      expect(refused.stderr, url).toMatch(/--url (must be https|points at|may not carry)/);
+      expect(refused.stderr, url).toMatch(/--url (must be https|points at 10\.1\.2\.3)/);
     }
+  });
+
+  it("in live mode takes a private address in a network the operator lists", async () => {
     const onPremises = await cli(["add", "--url", "https://10.1.2.3/hooks", "--events", "all"], {
       ...LIVE,
       WEBHOOK_ALLOWED_NETWORKS: "10.1.0.0/16",
     });
     expect(onPremises.status, onPremises.stderr).toBe(0);
-    const stillRefused = await cli(["add", "--url", "https://169.254.169.254/", "--events", "all"], {
-      ...LIVE,
-      WEBHOOK_ALLOWED_NETWORKS: "10.1.0.0/16",
-    });
-    expect(stillRefused.status).toBe(2);
     expect(
       (await cli(["add", "--url", "https://crm.example/hooks", "--events", "sale.bogus"], LIVE)).stderr,
     ).toContain("Unknown event sale.bogus");
-    await cli(["remove", "--id", idIn(onPremises.stdout)!]);
   });
 });
 

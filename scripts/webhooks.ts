@@ -1,5 +1,4 @@
 import { createServer } from "node:http";
-import { isIP } from "node:net";
 import { parseArgs } from "node:util";
 import { Webhook } from "standardwebhooks";
 import { resolveAuthSecret } from "../lib/auth/secret";
@@ -15,7 +14,7 @@ import {
   type EndpointSummary,
 } from "../lib/db/queries/webhooks";
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from "../lib/db/schema";
-import { addressAllowed, allowedNetworks } from "../lib/webhooks/address-guard";
+import { checkEndpointUrl } from "../lib/webhooks/endpoint-url";
 import { generateWebhookSecret, sealWebhookSecret } from "../lib/webhooks/secrets";
 import { CommandError, duration, runCli, UsageError, type CliContext } from "./cli";
 
@@ -63,25 +62,9 @@ function requireEvents(value: string | undefined): WebhookEventType[] {
 
 /** The URL as deliveries will need it: refused here already when no delivery could ever be made to it. */
 function requireUrl(value: string | undefined, { config }: CliContext): string {
-  if (!value) throw new UsageError("--url is required.");
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new UsageError(`--url is not a URL (got "${value}").`);
-  }
-  if (url.protocol !== "https:" && !(config.webhooks.allowHttp && url.protocol === "http:")) {
-    throw new UsageError(`--url must be https:// (got ${url.protocol}//): deliveries carry signed sales.`);
-  }
-  if (url.username || url.password)
-    throw new UsageError("--url may not carry a user or password: the signature proves the sender.");
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (isIP(host) && !addressAllowed(host, allowedNetworks(config.webhooks.allowedNetworks))) {
-    throw new UsageError(
-      `--url points at ${host}, a private, loopback or metadata address: list its network in WEBHOOK_ALLOWED_NETWORKS to allow it.`,
-    );
-  }
-  return url.toString();
+  const checked = checkEndpointUrl(value, config.webhooks);
+  if ("problem" in checked) throw new UsageError(checked.problem);
+  return checked.url;
 }
 
 const when = (date: Date | null) => (date ? date.toISOString().replace(/\.\d{3}Z$/, "Z") : "-");

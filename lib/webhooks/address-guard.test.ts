@@ -37,6 +37,12 @@ describe("the webhooks' address guard", () => {
     expect(addressAllowed("10.21.0.1", onPremises)).toBe(false);
     expect(addressAllowed("fd12:3456::1", onPremises)).toBe(true);
     expect(addressAllowed("169.254.169.254", onPremises)).toBe(false);
+    // The metadata services stay shut whatever is allowed.
+    const careless = allowedNetworks(["0.0.0.0/0", "::/0"]);
+    for (const address of ["169.254.169.254", "::ffff:169.254.169.254", "fd00:ec2::254", "169.254.170.2"]) {
+      expect(addressAllowed(address, careless), address).toBe(false);
+    }
+    expect(addressAllowed("10.9.9.9", careless)).toBe(true);
     expect(() => allowedNetworks(["10.0.0.0"])).toThrow(/Not a network/);
   });
 

@@ -61,11 +61,21 @@ export function allowedNetworks(cidrs: readonly string[]): BlockList {
   return allowed;
 }
 
+/**
+ * The clouds' instance metadata services: never a receiver, whatever network the operator allows (an allowed
+ * 169.254.0.0/16 or 0.0.0.0/0 does not open them).
+ */
+const metadata = new BlockList();
+metadata.addAddress("169.254.169.254", "ipv4");
+metadata.addAddress("169.254.170.2", "ipv4");
+metadata.addAddress("fd00:ec2::254", "ipv6");
+
 /** Whether a delivery may connect to `address` (an IP). */
 export function addressAllowed(address: string, allowed: BlockList): boolean {
   const family = isIP(address);
   if (!family) return false;
   const v4 = family === 6 ? embeddedIpv4(address) : address;
+  if (v4 !== null ? metadata.check(v4, "ipv4") : metadata.check(address, "ipv6")) return false;
   if (v4 !== null) return allowed.check(v4, "ipv4") || !forbidden.check(v4, "ipv4");
   return allowed.check(address, "ipv6") || !forbidden.check(address, "ipv6");
 }

@@ -217,6 +217,10 @@ describe.each(testDatabases)("the webhooks' dispatcher on $name", ({ open }) => 
     const until = async (done: () => boolean) => {
       while (!done()) await new Promise((resolve) => setTimeout(resolve, 20));
     };
+    const leasedToHanging = async () =>
+      (
+        await handle.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, hangingId))
+      ).filter((delivery) => delivery.leaseUntil && delivery.leaseUntil.getTime() > Date.now()).length;
     try {
       for (const round of [1, 2]) {
         const submissionId = await sell();
@@ -224,6 +228,18 @@ describe.each(testDatabases)("the webhooks' dispatcher on $name", ({ open }) => 
         await until(() => received.some((event) => event.submissionId === submissionId));
         await until(() => held.length === round);
       }
+      // Forty more: the healthy receiver gets them all while the hanging one holds at most 32 of this instance's
+      // attempts; the rest wait unleased, for whoever has room.
+      const more: string[] = [];
+      for (let sale = 0; sale < 40; sale += 1) {
+        const submissionId = await sell();
+        await recordOutcome(handle.db, submissionId, { status: "accepted", httpStatus: 200, message: "ok" });
+        more.push(submissionId);
+      }
+      await until(() => more.every((id) => received.some((event) => event.submissionId === id)));
+      await until(() => held.length === 32);
+      while ((await leasedToHanging()) !== 32) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(held).toHaveLength(32);
     } finally {
       for (const response of held) response.writeHead(204).end();
       await dispatcher.stop();
@@ -231,6 +247,6 @@ describe.each(testDatabases)("the webhooks' dispatcher on $name", ({ open }) => 
       hanging.closeAllConnections();
       await new Promise<void>((resolve) => hanging.close(() => resolve()));
     }
-    expect(received.map((event) => event.type)).toEqual(["sale.accepted", "sale.accepted"]);
+    expect(received.map((event) => event.type)).toEqual(Array(42).fill("sale.accepted"));
   });
 });

@@ -5,6 +5,7 @@ import { findApiSales, type ApiSaleRow } from "@/lib/db/queries/api-sales";
 import {
   claimDueDeliveries,
   countWebhookQueue,
+  releaseDeliveries,
   findWebhookEndpoints,
   markDelivered,
   markFailedAttempt,
@@ -57,6 +58,18 @@ export interface DispatcherDeps {
 }
 
 const BATCH = 100;
+/** How long a delivery this instance cannot sign waits before any instance takes it again. */
+const UNREADABLE_RETRY_MS = 60_000;
+
+const lastSaid = new Map<string, number>();
+/** Whether a line about `key` is due: once per key every ten minutes. */
+function onceInAWhile(key: string, now = Date.now()): boolean {
+  const last = lastSaid.get(key);
+  if (last !== undefined && now - last < 600_000) return false;
+  lastSaid.set(key, now);
+  return true;
+}
+
 /**
  * How long a claimed delivery is this instance's: the attempt's whole timeout twice over, and ten seconds for the
  * database around it. An instance killed mid-attempt holds its deliveries this long; then another (or itself,
@@ -68,8 +81,17 @@ const leaseMs = (deps: DispatcherDeps) => deps.limits.timeoutMs * 2 + 10_000;
  * Claims up to `limit` due deliveries (lib/db/queries/webhooks.ts: a lease each, a sale's events in order), with
  * their endpoints and their sales, each read once for the batch.
  */
-async function claim(deps: DispatcherDeps, limit: number): Promise<Claimed[]> {
-  const claimed = await claimDueDeliveries(deps.db, { holder: deps.holder, limit, leaseMs: leaseMs(deps) });
+async function claim(
+  deps: DispatcherDeps,
+  limit: number,
+  excludeEndpoints: readonly string[] = [],
+): Promise<Claimed[]> {
+  const claimed = await claimDueDeliveries(deps.db, {
+    holder: deps.holder,
+    limit,
+    leaseMs: leaseMs(deps),
+    excludeEndpoints,
+  });
   if (claimed.length === 0) return [];
   const [endpoints, sales] = await Promise.all([
     findWebhookEndpoints(deps.db, [...new Set(claimed.map((delivery) => delivery.endpointId))]),
@@ -152,22 +174,34 @@ async function deliver(
     async () => {
       const now = new Date();
       const secrets = signingSecrets(endpoint, deps.authSecret, now);
-      const payload = secrets.length > 0 ? render(claimed, endpoint) : null;
+      if (secrets.length === 0) {
+        // This instance's AUTH_SECRET is not the one that sealed the secret: its configuration, not the receiver,
+        // is wrong. The delivery goes back unattempted (another instance, or this one fixed, sends it), its retry
+        // schedule untouched.
+        noteOnSpan({ "partner_sales.webhook.error": "secret_unreadable" });
+        await releaseDeliveries(deps.db, deps.holder, [claimed.delivery], UNREADABLE_RETRY_MS);
+        if (onceInAWhile(`secret_unreadable:${endpoint.id}`)) {
+          log.error("webhooks.secret_unreadable", {
+            endpointId: endpoint.id,
+            hint: "this instance's AUTH_SECRET is not the one the endpoint's signing secret was sealed with: every instance needs the same AUTH_SECRET (or rotate-secret from one that has it)",
+          });
+        }
+        return;
+      }
+      const payload = render(claimed, endpoint);
       const result: SendResult =
-        secrets.length === 0
-          ? { durationMs: 0, statusCode: null, error: "secret_unreadable" }
-          : payload === null
-            ? { durationMs: 0, statusCode: null, error: "sale_missing" }
-            : await (deps.send ?? sendWebhook)(
-                {
-                  url: endpoint.url,
-                  id: delivery.eventId,
-                  timestamp: now,
-                  body: JSON.stringify(payload),
-                  secrets,
-                },
-                { ...deps.limits, allowed },
-              );
+        payload === null
+          ? { durationMs: 0, statusCode: null, error: "sale_missing" }
+          : await (deps.send ?? sendWebhook)(
+              {
+                url: endpoint.url,
+                id: delivery.eventId,
+                timestamp: now,
+                body: JSON.stringify(payload),
+                secrets,
+              },
+              { ...deps.limits, allowed },
+            );
       noteOnSpan({
         "http.response.status_code": result.statusCode ?? 0,
         "partner_sales.webhook.error": result.error ?? "",
@@ -193,7 +227,8 @@ async function deliver(
       if (endpointNowFailing) {
         log.error("webhooks.endpoint_failing", {
           endpointId: endpoint.id,
-          url: endpoint.url,
+          // Where, without a query string that may carry the receiver's own token.
+          url: new URL(endpoint.url).origin + new URL(endpoint.url).pathname,
           eventId: delivery.eventId,
           hint: "deliveries gave up after three days of retries: fix the receiver, then npm run webhooks -- enable and replay",
         });
@@ -212,6 +247,11 @@ const IDLE_MS = 250;
 const QUEUE_EVERY_MS = 15_000;
 /** Attempts in flight at once per instance: a slow receiver holds its own, never the others'. */
 const MAX_IN_FLIGHT = 400;
+/**
+ * Attempts in flight at once per endpoint and instance: the sockets kept per receiver (lib/webhooks/send.ts), so
+ * none waits for a socket inside its timeout, and a receiver that hangs holds at most this many of the slots.
+ */
+const PER_ENDPOINT = 32;
 
 /**
  * Every instance runs one. It claims a batch, starts its attempts without waiting for them, and claims again at
@@ -224,16 +264,33 @@ const MAX_IN_FLIGHT = 400;
 export function startWebhookDispatcher(deps: DispatcherDeps): { stop(): Promise<void> } {
   const allowed = allowedNetworks(deps.limits.allowedNetworks);
   const inFlight = new Set<Promise<void>>();
+  const perEndpoint = new Map<string, number>();
   const recordDelivered = deliveredRecorder(deps.db, deps.holder);
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   let lastCount = 0;
   const start = (claimed: Claimed) => {
+    const endpointId = claimed.delivery.endpointId;
+    perEndpoint.set(endpointId, (perEndpoint.get(endpointId) ?? 0) + 1);
     const attempt: Promise<void> = deliver(deps, allowed, claimed, recordDelivered)
       .catch((error: unknown) => log.error("webhooks.dispatch_failed", { error }))
-      .finally(() => inFlight.delete(attempt));
+      .finally(() => {
+        inFlight.delete(attempt);
+        const left = (perEndpoint.get(endpointId) ?? 1) - 1;
+        if (left > 0) perEndpoint.set(endpointId, left);
+        else perEndpoint.delete(endpointId);
+      });
     inFlight.add(attempt);
+  };
+  /** Starts what the endpoint's limit allows; gives the rest back, due again for whoever has room. */
+  const startWithin = async (batch: Claimed[]) => {
+    const over: ClaimedDelivery[] = [];
+    for (const claimed of batch) {
+      if ((perEndpoint.get(claimed.delivery.endpointId) ?? 0) >= PER_ENDPOINT) over.push(claimed.delivery);
+      else start(claimed);
+    }
+    await releaseDeliveries(deps.db, deps.holder, over);
   };
   const cycle = async () => {
     let full = false;
@@ -242,8 +299,9 @@ export function startWebhookDispatcher(deps: DispatcherDeps): { stop(): Promise<
       const room = MAX_IN_FLIGHT - inFlight.size;
       if (room >= BATCH / 2) {
         const limit = Math.min(BATCH, room);
-        const batch = await claim(deps, limit);
-        for (const claimed of batch) start(claimed);
+        const saturated = [...perEndpoint].filter(([, count]) => count >= PER_ENDPOINT).map(([id]) => id);
+        const batch = await claim(deps, limit, saturated);
+        await startWithin(batch);
         full = batch.length === limit;
       } else {
         await Promise.race(inFlight);

@@ -19,6 +19,8 @@ import {
   disableWebhookEndpoint,
   markDelivered,
   markFailedAttempt,
+  removeWebhookEndpoint,
+  replayWebhookEvents,
 } from "./webhooks";
 
 const OPERATOR = { actor: "cli:test", door: "cli" };
@@ -188,5 +190,91 @@ describe.each(testDatabases)("the webhooks' outbox on $name", ({ open }) => {
     );
     expect(failed).toEqual({ endpointNowFailing: true });
     await disableWebhookEndpoint(handle.db, endpoint.id, OPERATOR);
+  });
+
+  it("replays a given-up delivery with a fresh schedule, only to endpoints that hear it, never one in flight", async () => {
+    const hears = await addWebhookEndpoint(handle.db, {
+      url: "https://replay.example/hooks",
+      events: ["sale.failed"],
+      includeCustomer: false,
+      sealSecret: () => "sealed",
+      actor: OPERATOR,
+    });
+    const deaf = await addWebhookEndpoint(handle.db, {
+      url: "https://deaf.example/hooks",
+      events: ["customer.erased"],
+      includeCustomer: false,
+      sealSecret: () => "sealed",
+      actor: OPERATOR,
+    });
+    const submissionId = await sell();
+    await recordOutcome(handle.db, submissionId, { status: "failed", code: "partner_api.unreachable" });
+    const [event] = await eventsOf(submissionId);
+    const mine = async () =>
+      (await claimDueDeliveries(handle.db, { holder: "a", limit: 100, leaseMs: 60_000 })).filter(
+        (delivery) => delivery.endpointId === hears.id,
+      );
+    const [claimed] = await mine();
+    await markFailedAttempt(
+      handle.db,
+      { eventId: claimed!.eventId, endpointId: hears.id, holder: "a" },
+      { durationMs: 5, statusCode: 503, error: "status_503" },
+      null,
+    );
+    const replay = (endpointId: string) =>
+      replayWebhookEvents(handle.db, { eventId: claimed!.eventId, endpointId, actor: OPERATOR });
+    // Named, an endpoint that does not hear sale.failed still gets nothing.
+    expect(await replay(deaf.id)).toBe(0);
+    expect(await replay(hears.id)).toBe(1);
+    const delivery = async () =>
+      (
+        await handle.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, hears.id))
+      )[0]!;
+    expect(await delivery()).toMatchObject({ state: "pending", attempts: 0, lastError: null });
+    // In flight again (leased): a replay now leaves it to its attempt.
+    expect(await mine()).toHaveLength(1);
+    expect(await replay(hears.id)).toBe(0);
+    expect((await delivery()).leaseUntil!.getTime()).toBeGreaterThan(Date.now());
+    expect(event!.type).toBe("sale.failed");
+    await removeWebhookEndpoint(handle.db, hears.id, OPERATOR);
+    await removeWebhookEndpoint(handle.db, deaf.id, OPERATOR);
+  });
+
+  it("records deliveries that ended together, though one's endpoint was removed meanwhile", async () => {
+    const endpoints = [];
+    for (const name of ["kept", "removed"]) {
+      endpoints.push(
+        await addWebhookEndpoint(handle.db, {
+          url: `https://${name}.example/hooks`,
+          events: ["sale.accepted"],
+          includeCustomer: false,
+          sealSecret: () => "sealed",
+          actor: OPERATOR,
+        }),
+      );
+    }
+    const [kept, removed] = endpoints as [(typeof endpoints)[0], (typeof endpoints)[0]];
+    const submissionId = await sell();
+    await recordOutcome(handle.db, submissionId, { status: "accepted", httpStatus: 200, message: "ok" });
+    const claimed = (
+      await claimDueDeliveries(handle.db, { holder: "a", limit: 100, leaseMs: 60_000 })
+    ).filter(
+      (delivery) =>
+        delivery.submissionId === submissionId && [kept.id, removed.id].includes(delivery.endpointId),
+    );
+    expect(claimed).toHaveLength(2);
+    await removeWebhookEndpoint(handle.db, removed.id, OPERATOR);
+    await markDelivered(
+      handle.db,
+      "a",
+      claimed.map((delivery) => ({ ...delivery, durationMs: 3, statusCode: 204 })),
+    );
+    const rows = await handle.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.orderKey, submissionId));
+    expect(rows.find((row) => row.endpointId === kept.id)?.state).toBe("delivered");
+    expect(rows.some((row) => row.endpointId === removed.id)).toBe(false);
+    await removeWebhookEndpoint(handle.db, kept.id, OPERATOR);
   });
 });

@@ -129,8 +129,25 @@ async function changeEndpoint(
   });
 }
 
-export const disableWebhookEndpoint = (db: Database, endpointId: string, actor: AuditActor) =>
-  changeEndpoint(db, endpointId, { disabledAt: new Date() }, { action: "webhook.disabled", actor });
+/**
+ * Disabled: sent nothing, and kept no new event; what waited for it is parked (due at the end of time) until it is
+ * enabled, so that no claim reads past it meanwhile.
+ */
+export async function disableWebhookEndpoint(db: Database, endpointId: string, actor: AuditActor) {
+  const endpoint = await changeEndpoint(
+    db,
+    endpointId,
+    { disabledAt: new Date() },
+    { action: "webhook.disabled", actor },
+  );
+  if (endpoint) {
+    await db
+      .update(webhookDeliveries)
+      .set({ nextAttemptAt: sql`'9999-12-31T00:00:00Z'::timestamptz` })
+      .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.state, "pending")));
+  }
+  return endpoint;
+}
 
 /** Enabled again, and no longer failing: its pending deliveries go at once. */
 export async function enableWebhookEndpoint(db: Database, endpointId: string, actor: AuditActor) {
@@ -230,7 +247,18 @@ export interface ClaimedDelivery {
  */
 export async function claimDueDeliveries(
   db: Database,
-  { holder, limit, leaseMs }: { holder: string; limit: number; leaseMs: number },
+  {
+    holder,
+    limit,
+    leaseMs,
+    excludeEndpoints = [],
+  }: {
+    holder: string;
+    limit: number;
+    leaseMs: number;
+    /** Endpoints this holder has as many attempts in flight for as it allows: none of theirs now. */
+    excludeEndpoints?: readonly string[];
+  },
 ): Promise<ClaimedDelivery[]> {
   const rows = await db.transaction(async (tx) => {
     await tx.execute(
@@ -253,6 +281,9 @@ export async function claimDueDeliveries(
         where d.state = 'pending' and d.next_attempt_at <= now()
           and (d.lease_until is null or d.lease_until < now())
           and (select e.disabled_at is null from ${webhookEndpoints} e where e.id = d.endpoint_id)
+          and d.endpoint_id not in (
+            select value::uuid from jsonb_array_elements_text(${JSON.stringify(excludeEndpoints)}::jsonb)
+          )
           and d.seq = (
             select min(earlier.seq) from ${webhookDeliveries} earlier
             where earlier.endpoint_id = d.endpoint_id and earlier.order_key = d.order_key
@@ -284,6 +315,29 @@ export async function claimDueDeliveries(
       traceparent: row.traceparent,
       eventCreatedAt: new Date(row.created_at),
     }));
+}
+
+/**
+ * Gives claimed deliveries back unattempted: due again at once (a holder over its per-endpoint limit), or after
+ * `delayMs` (a delivery this holder cannot sign). Only this holder's; no attempt is recorded.
+ */
+export async function releaseDeliveries(
+  db: Database,
+  holder: string,
+  deliveries: readonly { eventId: string; endpointId: string }[],
+  delayMs = 0,
+): Promise<void> {
+  if (deliveries.length === 0) return;
+  const keys = JSON.stringify(
+    deliveries.map(({ eventId, endpointId }) => ({ event_id: eventId, endpoint_id: endpointId })),
+  );
+  await db.execute(sql`
+    update ${webhookDeliveries} d
+    set lease_until = null,
+      next_attempt_at = greatest(d.next_attempt_at, now() + ${delayMs} * interval '1 millisecond')
+    from jsonb_to_recordset(${keys}::jsonb) as k(event_id uuid, endpoint_id uuid)
+    where d.event_id = k.event_id and d.endpoint_id = k.endpoint_id and d.leased_by = ${holder}
+      and d.state = 'pending'`);
 }
 
 export interface AttemptResult {
@@ -333,7 +387,9 @@ export async function markDelivered(
       returning 1
     )
     insert into ${webhookAttempts} (event_id, endpoint_id, duration_ms, status_code, error)
-    select event_id, endpoint_id, duration_ms, status_code, null from input`);
+    select event_id, endpoint_id, duration_ms, status_code, null from input
+    -- An endpoint removed while its attempt was in flight took its record with it; the others' stand.
+    where endpoint_id in (select id from ${webhookEndpoints})`);
 }
 
 /**
@@ -347,10 +403,12 @@ export async function markFailedAttempt(
   nextAttemptAt: Date | null,
 ): Promise<{ endpointNowFailing: boolean }> {
   return db.transaction(async (tx) => {
-    await tx
-      .insert(webhookAttempts)
-      .values({ eventId: delivery.eventId, endpointId: delivery.endpointId, ...attempt });
-    await tx
+    // Not for an endpoint removed while its attempt was in flight: its records went with it.
+    await tx.execute(sql`
+      insert into ${webhookAttempts} (event_id, endpoint_id, duration_ms, status_code, error)
+      select ${delivery.eventId}, id, ${attempt.durationMs}, ${attempt.statusCode}, ${attempt.error}
+      from ${webhookEndpoints} where id = ${delivery.endpointId}`);
+    const updated = await tx
       .update(webhookDeliveries)
       .set({
         state: nextAttemptAt ? "pending" : "dead",
@@ -366,8 +424,10 @@ export async function markFailedAttempt(
           eq(webhookDeliveries.endpointId, delivery.endpointId),
           eq(webhookDeliveries.leasedBy, delivery.holder),
         ),
-      );
-    if (nextAttemptAt) return { endpointNowFailing: false };
+      )
+      .returning({ eventId: webhookDeliveries.eventId });
+    // Still retrying, or no longer this holder's (its lease ran out and another took it): not failing by this.
+    if (nextAttemptAt || updated.length === 0) return { endpointNowFailing: false };
     const [failing] = await tx
       .update(webhookEndpoints)
       .set({ failingSince: sql`now()` })
@@ -410,9 +470,9 @@ export async function replayWebhookEvents(
         .where(
           and(
             isNull(webhookEndpoints.disabledAt),
-            input.endpointId
-              ? eq(webhookEndpoints.id, input.endpointId)
-              : sql`${event.type} = any(${webhookEndpoints.events})`,
+            // Only to endpoints that hear this event, the one named included.
+            sql`${event.type} = any(${webhookEndpoints.events})`,
+            input.endpointId ? eq(webhookEndpoints.id, input.endpointId) : undefined,
           ),
         );
       for (const target of targets) {
@@ -426,7 +486,15 @@ export async function replayWebhookEvents(
           })
           .onConflictDoUpdate({
             target: [webhookDeliveries.eventId, webhookDeliveries.endpointId],
-            set: { state: "pending", nextAttemptAt: sql`now()`, leaseUntil: null },
+            // Due now with a fresh retry schedule; one in flight (a live lease) is left to its attempt.
+            set: {
+              state: "pending",
+              nextAttemptAt: sql`now()`,
+              attempts: 0,
+              lastError: null,
+              leaseUntil: null,
+            },
+            setWhere: sql`${webhookDeliveries.leaseUntil} is null or ${webhookDeliveries.leaseUntil} < now()`,
           })
           .returning({ eventId: webhookDeliveries.eventId });
         due += made.length;
@@ -461,6 +529,8 @@ export async function countWebhookQueue(db: Database): Promise<{ pending: number
     })
     .from(webhookDeliveries)
     .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
-    .where(sql`${webhookDeliveries.state} = 'pending'`);
+    // A disabled endpoint's backlog is the operator's choice, not a delivery falling behind.
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .where(and(sql`${webhookDeliveries.state} = 'pending'`, isNull(webhookEndpoints.disabledAt)));
   return { pending: row?.pending ?? 0, oldestSeconds: row?.oldest ?? 0 };
 }
