@@ -25,6 +25,7 @@ import {
   type DispatcherDeps,
 } from "./dispatcher";
 import { generateWebhookSecret, sealWebhookSecret } from "./secrets";
+import { SOCKETS_PER_RECEIVER } from "./send";
 
 const AUTH_SECRET = "s".repeat(40);
 const OPERATOR = { actor: "cli:test", door: "cli" };
@@ -228,18 +229,19 @@ describe.each(testDatabases)("the webhooks' dispatcher on $name", ({ open }) => 
         await until(() => received.some((event) => event.submissionId === submissionId));
         await until(() => held.length === round);
       }
-      // Forty more: the healthy receiver gets them all while the hanging one holds at most 32 of this instance's
-      // attempts; the rest wait unleased, for whoever has room.
+      // More than its share: the healthy receiver gets them all while the hanging one holds at most
+      // SOCKETS_PER_RECEIVER of this instance's attempts; the rest wait unleased, for whoever has room.
       const more: string[] = [];
-      for (let sale = 0; sale < 40; sale += 1) {
+      for (let sale = 0; sale < SOCKETS_PER_RECEIVER + 10; sale += 1) {
         const submissionId = await sell();
         await recordOutcome(handle.db, submissionId, { status: "accepted", httpStatus: 200, message: "ok" });
         more.push(submissionId);
       }
       await until(() => more.every((id) => received.some((event) => event.submissionId === id)));
-      await until(() => held.length === 32);
-      while ((await leasedToHanging()) !== 32) await new Promise((resolve) => setTimeout(resolve, 20));
-      expect(held).toHaveLength(32);
+      await until(() => held.length === SOCKETS_PER_RECEIVER);
+      while ((await leasedToHanging()) !== SOCKETS_PER_RECEIVER)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(held).toHaveLength(SOCKETS_PER_RECEIVER);
     } finally {
       for (const response of held) response.writeHead(204).end();
       await dispatcher.stop();
@@ -247,6 +249,8 @@ describe.each(testDatabases)("the webhooks' dispatcher on $name", ({ open }) => 
       hanging.closeAllConnections();
       await new Promise<void>((resolve) => hanging.close(() => resolve()));
     }
-    expect(received.map((event) => event.type)).toEqual(Array(42).fill("sale.accepted"));
+    expect(received.map((event) => event.type)).toEqual(
+      Array(SOCKETS_PER_RECEIVER + 12).fill("sale.accepted"),
+    );
   });
 });

@@ -18,7 +18,7 @@ import { inSpanUnder, noteOnSpan, SUBMISSION_ID } from "@/lib/tracing";
 import { allowedNetworks } from "./address-guard";
 import { erasurePayload, saleEventPayload, type WebhookPayload } from "./payload";
 import { signingSecrets } from "./secrets";
-import { sendWebhook, type SendLimits, type SendResult } from "./send";
+import { sendWebhook, SOCKETS_PER_RECEIVER, type SendLimits, type SendResult } from "./send";
 
 /**
  * After each failed attempt, the wait before the next (±20% jitter): quick at first, for a receiver that blinked,
@@ -248,10 +248,13 @@ const QUEUE_EVERY_MS = 15_000;
 /** Attempts in flight at once per instance: a slow receiver holds its own, never the others'. */
 const MAX_IN_FLIGHT = 400;
 /**
- * Attempts in flight at once per endpoint and instance: the sockets kept per receiver (lib/webhooks/send.ts), so
- * none waits for a socket inside its timeout, and a receiver that hangs holds at most this many of the slots.
+ * Attempts in flight at once per endpoint and instance: the sockets kept per receiver (lib/webhooks/send.ts
+ * SOCKETS_PER_RECEIVER), so none waits for a socket inside its timeout, and a receiver that hangs holds at most
+ * this many of the slots.
  */
-const PER_ENDPOINT = 32;
+const PER_ENDPOINT = SOCKETS_PER_RECEIVER;
+/** After an attempt ends, how long the idle loop waits for others to end too before it claims again. */
+const WAKE_MS = 5;
 
 /**
  * Every instance runs one. It claims a batch, starts its attempts without waiting for them, and claims again at
@@ -270,6 +273,15 @@ export function startWebhookDispatcher(deps: DispatcherDeps): { stop(): Promise<
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   let lastCount = 0;
+  /** Whether the loop is waiting out IDLE_MS: an attempt of a saturated endpoint that ends cuts the wait short. */
+  let idle = false;
+  const wake = () => {
+    if (!idle || stopping) return;
+    idle = false;
+    clearTimeout(timer);
+    timer = setTimeout(run, WAKE_MS);
+    timer.unref?.();
+  };
   const start = (claimed: Claimed) => {
     const endpointId = claimed.delivery.endpointId;
     perEndpoint.set(endpointId, (perEndpoint.get(endpointId) ?? 0) + 1);
@@ -277,9 +289,12 @@ export function startWebhookDispatcher(deps: DispatcherDeps): { stop(): Promise<
       .catch((error: unknown) => log.error("webhooks.dispatch_failed", { error }))
       .finally(() => {
         inFlight.delete(attempt);
-        const left = (perEndpoint.get(endpointId) ?? 1) - 1;
-        if (left > 0) perEndpoint.set(endpointId, left);
+        const count = perEndpoint.get(endpointId) ?? 1;
+        if (count > 1) perEndpoint.set(endpointId, count - 1);
         else perEndpoint.delete(endpointId);
+        // A slot of a saturated endpoint is free: what waits for it may go now. Otherwise the idle loop's next look
+        // comes soon enough, and takes whatever came meanwhile in one claim.
+        if (count >= PER_ENDPOINT) wake();
       });
     inFlight.add(attempt);
   };
@@ -298,8 +313,15 @@ export function startWebhookDispatcher(deps: DispatcherDeps): { stop(): Promise<
       // A claim costs about the same for one delivery as for a hundred: claim when there is room for half a batch.
       const room = MAX_IN_FLIGHT - inFlight.size;
       if (room >= BATCH / 2) {
-        const limit = Math.min(BATCH, room);
-        const saturated = [...perEndpoint].filter(([, count]) => count >= PER_ENDPOINT).map(([id]) => id);
+        // Saturated endpoints are left out; the busiest of the others bounds the batch, so that a claim seldom
+        // takes more than its endpoint may start (a partner has one endpoint or two: the usual case exactly).
+        const counts = [...perEndpoint];
+        const saturated = counts.filter(([, count]) => count >= PER_ENDPOINT).map(([id]) => id);
+        const busiest = Math.max(
+          0,
+          ...counts.map(([, count]) => count).filter((count) => count < PER_ENDPOINT),
+        );
+        const limit = Math.min(BATCH, room, PER_ENDPOINT - busiest);
         const batch = await claim(deps, limit, saturated);
         await startWithin(batch);
         full = batch.length === limit;
@@ -316,6 +338,7 @@ export function startWebhookDispatcher(deps: DispatcherDeps): { stop(): Promise<
       log.error("webhooks.dispatch_failed", { error });
     }
     if (!stopping) {
+      idle = !full;
       timer = setTimeout(run, full ? 0 : IDLE_MS);
       timer.unref?.();
     }

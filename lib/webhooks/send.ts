@@ -33,9 +33,12 @@ export interface SendResult {
   error: string | null;
 }
 
+/** Connections kept per receiver (host and port); the dispatcher starts no more attempts than this per endpoint. */
+export const SOCKETS_PER_RECEIVER = 64;
+
 const agents = {
-  "http:": new http.Agent({ keepAlive: true, maxSockets: 32 }),
-  "https:": new https.Agent({ keepAlive: true, maxSockets: 32 }),
+  "http:": new http.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_RECEIVER }),
+  "https:": new https.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_RECEIVER }),
 };
 
 /** The `webhook-signature` header: one `v1,<signature>` per secret, space-separated (Standard Webhooks). */
