@@ -5,17 +5,17 @@ import { eq, sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/lib/db/connection";
-import { insertAgent } from "@/lib/db/queries/agents";
 import {
   claimSubmission,
   markStalePendingUnknown,
   recordOutcome,
   resolveUnknownSale,
 } from "@/lib/db/queries/sales";
-import { addWebhookEndpoint, removeWebhookEndpoint } from "@/lib/db/queries/webhooks";
+import { removeWebhookEndpoint } from "@/lib/db/queries/webhooks";
 import { webhookDeliveries } from "@/lib/db/schema";
 import { validSale } from "@/sandbox/test-support";
 import { testDatabases } from "@/test/databases";
+import { aSupervisor, anEndpoint, OPERATOR } from "@/test/webhooks";
 import { allowedNetworks } from "./address-guard";
 import {
   dispatchOnce,
@@ -28,7 +28,6 @@ import { generateWebhookSecret, sealWebhookSecret } from "./secrets";
 import { SOCKETS_PER_RECEIVER } from "./send";
 
 const AUTH_SECRET = "s".repeat(40);
-const OPERATOR = { actor: "cli:test", door: "cli" };
 
 interface Received {
   id: string;
@@ -62,14 +61,7 @@ describe.each(testDatabases)("the webhooks' dispatcher on $name", ({ open }) => 
 
   beforeAll(async () => {
     handle = await open();
-    agentId = (
-      await insertAgent(handle.db, {
-        email: "s@example.com",
-        name: "Sup",
-        role: "supervisor",
-        passwordHash: null,
-      })
-    ).id;
+    agentId = await aSupervisor(handle.db);
     server = createServer((request: IncomingMessage, response) => {
       let raw = "";
       request.on("data", (chunk) => (raw += chunk));
@@ -93,13 +85,12 @@ describe.each(testDatabases)("the webhooks' dispatcher on $name", ({ open }) => 
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-    await addWebhookEndpoint(handle.db, {
+    await anEndpoint(
+      handle.db,
       url,
-      events: ["sale.accepted", "sale.rejected", "sale.unknown", "sale.settled"],
-      includeCustomer: false,
-      sealSecret: (id) => sealWebhookSecret(secret, AUTH_SECRET, id),
-      actor: OPERATOR,
-    });
+      ["sale.accepted", "sale.rejected", "sale.unknown", "sale.settled"],
+      (id) => sealWebhookSecret(secret, AUTH_SECRET, id),
+    );
   });
   afterAll(async () => {
     server.closeAllConnections();
@@ -203,13 +194,12 @@ describe.each(testDatabases)("the webhooks' dispatcher on $name", ({ open }) => 
       held.push(response);
     });
     await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", resolve));
-    const { id: hangingId } = await addWebhookEndpoint(handle.db, {
-      url: `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/slow`,
-      events: ["sale.accepted"],
-      includeCustomer: false,
-      sealSecret: (id) => sealWebhookSecret(generateWebhookSecret(), AUTH_SECRET, id),
-      actor: OPERATOR,
-    });
+    const { id: hangingId } = await anEndpoint(
+      handle.db,
+      `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/slow`,
+      ["sale.accepted"],
+      (id) => sealWebhookSecret(generateWebhookSecret(), AUTH_SECRET, id),
+    );
     // No timeout in play: the held attempts wait as long as the test does.
     const dispatcher = startWebhookDispatcher({
       ...deps(),

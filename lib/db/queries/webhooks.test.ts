@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/lib/db/connection";
-import { insertAgent } from "@/lib/db/queries/agents";
 import {
   claimSubmission,
   markStalePendingUnknown,
@@ -13,8 +12,8 @@ import { eraseCustomer } from "@/lib/db/queries/customer-data";
 import { webhookDeliveries, webhookEvents } from "@/lib/db/schema";
 import { validSale } from "@/sandbox/test-support";
 import { testDatabases } from "@/test/databases";
+import { aSupervisor, anEndpoint, OPERATOR } from "@/test/webhooks";
 import {
-  addWebhookEndpoint,
   claimDueDeliveries,
   disableWebhookEndpoint,
   markDelivered,
@@ -23,7 +22,6 @@ import {
   replayWebhookEvents,
 } from "./webhooks";
 
-const OPERATOR = { actor: "cli:test", door: "cli" };
 const request = () => ({ ...validSale(), partnerSource: "Parceiro" }) as never;
 
 describe.each(testDatabases)("the webhooks' outbox on $name", ({ open }) => {
@@ -31,14 +29,7 @@ describe.each(testDatabases)("the webhooks' outbox on $name", ({ open }) => {
   let agentId: string;
   beforeAll(async () => {
     handle = await open();
-    agentId = (
-      await insertAgent(handle.db, {
-        email: "s@example.com",
-        name: "Sup",
-        role: "supervisor",
-        passwordHash: null,
-      })
-    ).id;
+    agentId = await aSupervisor(handle.db);
   });
   afterAll(() => handle.close());
 
@@ -61,20 +52,13 @@ describe.each(testDatabases)("the webhooks' outbox on $name", ({ open }) => {
   });
 
   it("writes each outcome and settlement in the change's transaction, one delivery per endpoint that hears it", async () => {
-    const all = await addWebhookEndpoint(handle.db, {
-      url: "https://crm.example/hooks",
-      events: ["sale.accepted", "sale.unknown", "sale.settled", "sale.rejected"],
-      includeCustomer: false,
-      sealSecret: () => "sealed",
-      actor: OPERATOR,
-    });
-    const settledOnly = await addWebhookEndpoint(handle.db, {
-      url: "https://erp.example/hooks",
-      events: ["sale.settled"],
-      includeCustomer: false,
-      sealSecret: () => "sealed",
-      actor: OPERATOR,
-    });
+    const all = await anEndpoint(handle.db, "https://crm.example/hooks", [
+      "sale.accepted",
+      "sale.unknown",
+      "sale.settled",
+      "sale.rejected",
+    ]);
+    const settledOnly = await anEndpoint(handle.db, "https://erp.example/hooks", ["sale.settled"]);
     const accepted = await sell();
     await recordOutcome(handle.db, accepted, { status: "accepted", httpStatus: 200, message: "ok" });
     expect((await eventsOf(accepted)).map((event) => event.type)).toEqual(["sale.accepted"]);
@@ -125,13 +109,7 @@ describe.each(testDatabases)("the webhooks' outbox on $name", ({ open }) => {
   });
 
   it("tells of a customer's erasure in its transaction: the sales' ids, protocols and externalIds, no personal data", async () => {
-    await addWebhookEndpoint(handle.db, {
-      url: "https://crm.example/erasures",
-      events: ["customer.erased"],
-      includeCustomer: false,
-      sealSecret: () => "sealed",
-      actor: OPERATOR,
-    });
+    await anEndpoint(handle.db, "https://crm.example/erasures", ["customer.erased"]);
     const sale = { ...validSale({ externalId: "CRM-77" }), partnerSource: "Parceiro" } as Record<
       string,
       string
@@ -165,13 +143,7 @@ describe.each(testDatabases)("the webhooks' outbox on $name", ({ open }) => {
   });
 
   it("gives up after the last retry and marks the endpoint failing once", async () => {
-    const endpoint = await addWebhookEndpoint(handle.db, {
-      url: "https://down.example/hooks",
-      events: ["sale.rejected"],
-      includeCustomer: false,
-      sealSecret: () => "sealed",
-      actor: OPERATOR,
-    });
+    const endpoint = await anEndpoint(handle.db, "https://down.example/hooks", ["sale.rejected"]);
     const submissionId = await sell();
     await recordOutcome(handle.db, submissionId, {
       status: "rejected",
@@ -193,20 +165,8 @@ describe.each(testDatabases)("the webhooks' outbox on $name", ({ open }) => {
   });
 
   it("replays a given-up delivery with a fresh schedule, only to endpoints that hear it, never one in flight", async () => {
-    const hears = await addWebhookEndpoint(handle.db, {
-      url: "https://replay.example/hooks",
-      events: ["sale.failed"],
-      includeCustomer: false,
-      sealSecret: () => "sealed",
-      actor: OPERATOR,
-    });
-    const deaf = await addWebhookEndpoint(handle.db, {
-      url: "https://deaf.example/hooks",
-      events: ["customer.erased"],
-      includeCustomer: false,
-      sealSecret: () => "sealed",
-      actor: OPERATOR,
-    });
+    const hears = await anEndpoint(handle.db, "https://replay.example/hooks", ["sale.failed"]);
+    const deaf = await anEndpoint(handle.db, "https://deaf.example/hooks", ["customer.erased"]);
     const submissionId = await sell();
     await recordOutcome(handle.db, submissionId, { status: "failed", code: "partner_api.unreachable" });
     const [event] = await eventsOf(submissionId);
@@ -243,15 +203,7 @@ describe.each(testDatabases)("the webhooks' outbox on $name", ({ open }) => {
   it("records deliveries that ended together, though one's endpoint was removed meanwhile", async () => {
     const endpoints = [];
     for (const name of ["kept", "removed"]) {
-      endpoints.push(
-        await addWebhookEndpoint(handle.db, {
-          url: `https://${name}.example/hooks`,
-          events: ["sale.accepted"],
-          includeCustomer: false,
-          sealSecret: () => "sealed",
-          actor: OPERATOR,
-        }),
-      );
+      endpoints.push(await anEndpoint(handle.db, `https://${name}.example/hooks`, ["sale.accepted"]));
     }
     const [kept, removed] = endpoints as [(typeof endpoints)[0], (typeof endpoints)[0]];
     const submissionId = await sell();

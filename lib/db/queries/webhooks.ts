@@ -1,5 +1,5 @@
 import "server-only";
-import { and, asc, desc, eq, gte, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../connection";
 import { rowsOf } from "../rows";
 import {
@@ -129,6 +129,13 @@ async function changeEndpoint(
   });
 }
 
+/** When the endpoint's pending deliveries fall due: now (enabled), or at the end of time (disabled, parked). */
+const setPendingDue = (db: Database, endpointId: string, when: SQL) =>
+  db
+    .update(webhookDeliveries)
+    .set({ nextAttemptAt: when })
+    .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.state, "pending")));
+
 /**
  * Disabled: sent nothing, and kept no new event; what waited for it is parked (due at the end of time) until it is
  * enabled, so that no claim reads past it meanwhile.
@@ -140,12 +147,7 @@ export async function disableWebhookEndpoint(db: Database, endpointId: string, a
     { disabledAt: new Date() },
     { action: "webhook.disabled", actor },
   );
-  if (endpoint) {
-    await db
-      .update(webhookDeliveries)
-      .set({ nextAttemptAt: sql`'9999-12-31T00:00:00Z'::timestamptz` })
-      .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.state, "pending")));
-  }
+  if (endpoint) await setPendingDue(db, endpointId, sql`'9999-12-31T00:00:00Z'::timestamptz`);
   return endpoint;
 }
 
@@ -157,12 +159,7 @@ export async function enableWebhookEndpoint(db: Database, endpointId: string, ac
     { disabledAt: null, failingSince: null },
     { action: "webhook.enabled", actor },
   );
-  if (endpoint) {
-    await db
-      .update(webhookDeliveries)
-      .set({ nextAttemptAt: sql`now()` })
-      .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.state, "pending")));
-  }
+  if (endpoint) await setPendingDue(db, endpointId, sql`now()`);
   return endpoint;
 }
 
