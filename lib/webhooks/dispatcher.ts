@@ -275,8 +275,18 @@ export function startWebhookDispatcher(deps: DispatcherDeps): { stop(): Promise<
   let lastCount = 0;
   /** Whether the loop is waiting out IDLE_MS: an attempt of a saturated endpoint that ends cuts the wait short. */
   let idle = false;
+  /**
+   * Whether such an attempt ended while a cycle ran: that cycle may have left its endpoint out as saturated, so the
+   * next comes after WAKE_MS, not IDLE_MS (else a receiver answering within the claim's own time would wait a
+   * quarter second per 64 deliveries).
+   */
+  let wokenMeanwhile = false;
   const wake = () => {
-    if (!idle || stopping) return;
+    if (stopping) return;
+    if (!idle) {
+      wokenMeanwhile = true;
+      return;
+    }
     idle = false;
     clearTimeout(timer);
     timer = setTimeout(run, WAKE_MS);
@@ -338,8 +348,9 @@ export function startWebhookDispatcher(deps: DispatcherDeps): { stop(): Promise<
       log.error("webhooks.dispatch_failed", { error });
     }
     if (!stopping) {
-      idle = !full;
-      timer = setTimeout(run, full ? 0 : IDLE_MS);
+      idle = !full && !wokenMeanwhile;
+      timer = setTimeout(run, full ? 0 : wokenMeanwhile ? WAKE_MS : IDLE_MS);
+      wokenMeanwhile = false;
       timer.unref?.();
     }
   };
