@@ -36,9 +36,16 @@ export interface SendResult {
 /** Connections kept per receiver (host and port); the dispatcher starts no more attempts than this per endpoint. */
 export const SOCKETS_PER_RECEIVER = 64;
 
+/**
+ * How long a kept connection may sit idle before it is closed here: under the 5 s after which Node's servers (and
+ * many proxies) close theirs, so that an attempt is not written into a connection the receiver is closing (it
+ * would fail as `connection_reset` and wait for its retry).
+ */
+const IDLE_SOCKET_MS = 4_000;
+
 const agents = {
-  "http:": new http.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_RECEIVER }),
-  "https:": new https.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_RECEIVER }),
+  "http:": new http.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_RECEIVER, timeout: IDLE_SOCKET_MS }),
+  "https:": new https.Agent({ keepAlive: true, maxSockets: SOCKETS_PER_RECEIVER, timeout: IDLE_SOCKET_MS }),
 };
 
 /** The `webhook-signature` header: one `v1,<signature>` per secret, space-separated (Standard Webhooks). */

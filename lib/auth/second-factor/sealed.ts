@@ -3,9 +3,20 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:cr
 
 const VERSION = "v1";
 
-/** The key that seals second-factor secrets: derived from AUTH_SECRET, never the secret itself. */
+let derived: { authSecret: string; key: Buffer } | undefined;
+
+/**
+ * The key that seals second-factor secrets: derived from AUTH_SECRET, never the secret itself. Derived once per
+ * AUTH_SECRET, not per use: a webhook delivery opens its endpoint's sealed secret each time.
+ */
 function sealingKey(authSecret: string): Buffer {
-  return Buffer.from(hkdfSync("sha256", authSecret, "", "partner-sales/second-factor/seal/v1", 32));
+  if (derived?.authSecret !== authSecret) {
+    derived = {
+      authSecret,
+      key: Buffer.from(hkdfSync("sha256", authSecret, "", "partner-sales/second-factor/seal/v1", 32)),
+    };
+  }
+  return derived.key;
 }
 
 /**
