@@ -2,13 +2,24 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeLatestSection } from "./latest-section";
 
+interface SaleFigures {
+  noneP50Ms: number;
+  twoP50Ms: number;
+  noneP95Ms: number;
+  twoP95Ms: number;
+  addedP50Ms: number;
+}
+
 /** What bench/webhooks-worker.ts prints: one database's figures. */
 export interface WebhookFigures {
   database: string;
   rounds: number;
   salesPerBlock: number;
-  /** A sale's two ledger writes (the claim, the outcome and its trigger), one at a time. */
-  sale: { noneP50Ms: number; twoP50Ms: number; noneP95Ms: number; twoP95Ms: number; addedP50Ms: number };
+  salePaceMs: number;
+  /** A sale's two ledger writes (the claim, the outcome and its trigger), one every `salePaceMs`. */
+  sale: SaleFigures;
+  /** The same, back to back: the instance saturated. */
+  saturated: SaleFigures;
   /** A backlog made while no dispatcher ran, delivered by one from its start. */
   backlog: { events: number; seconds: number; eventsPerSecond: number };
   /** From the outcome's commit to the receiver, a sale every 20 ms. */
@@ -27,7 +38,8 @@ const mark = (ok: boolean) => (ok ? "✅" : "❌");
 /** Which of issue 35's targets a database's figures miss (empty: all held). */
 export function missedWebhookTargets(figures: WebhookFigures): string[] {
   return [
-    figures.sale.addedP50Ms > WEBHOOK_TARGETS.addedP50Ms ? "added p50" : "",
+    figures.sale.addedP50Ms > WEBHOOK_TARGETS.addedP50Ms ? "added p50, paced" : "",
+    figures.saturated.addedP50Ms > WEBHOOK_TARGETS.addedP50Ms ? "added p50, back to back" : "",
     figures.backlog.eventsPerSecond < WEBHOOK_TARGETS.eventsPerSecond ? "events/s" : "",
     figures.outcomeToDelivery.p95Ms > WEBHOOK_TARGETS.outcomeToDeliveryP95Ms ? "outcome to delivery p95" : "",
   ].filter(Boolean);
@@ -45,24 +57,36 @@ function section(figures: WebhookFigures[], when: string): string {
       "(`claimSubmission`, then `recordOutcome`, whose trigger writes the event and its deliveries) and the app's " +
       "own dispatcher delivering to two receivers on this host. The sale: " +
       `${first.rounds} rounds of ${first.salesPerBlock} sales one at a time with no endpoint and with two, in turn, ` +
-      "the dispatcher delivering meanwhile. The backlog: the sales made while no dispatcher runs (every instance " +
+      `the dispatcher delivering meanwhile: one every ${first.salePaceMs} ms, then back to back. ` +
+      "Back to back, the embedded database's statements and the dispatcher's share one thread, so there the " +
+      "dispatcher's work (claims, records, signing, HTTP) lands on the sales; a call center's instance is far from " +
+      "saturated. The backlog: the sales made while no dispatcher runs (every instance " +
       "down), then one started. Outcome to delivery: a sale every 20 ms, from the outcome's commit to the receiver's arrival. " +
       `Machine load (1 minute) after each run: ${figures.map((figure) => `${figure.database} ${figure.loadAverage.toFixed(1)}`).join(", ")}.`,
     "",
     `| figure | ${figures.map((figure) => figure.database).join(" | ")} |`,
     `| --- | ${figures.map(() => "---:").join(" | ")} |`,
     row(
-      "sale's writes p50, no endpoint / two",
+      `sale's writes p50, no endpoint / two, a sale every ${first.salePaceMs} ms`,
       (figure) => `${ms(figure.sale.noneP50Ms)} / ${ms(figure.sale.twoP50Ms)}`,
     ),
     row(
-      "sale's writes p95, no endpoint / two",
+      `sale's writes p95, no endpoint / two, a sale every ${first.salePaceMs} ms`,
       (figure) => `${ms(figure.sale.noneP95Ms)} / ${ms(figure.sale.twoP95Ms)}`,
     ),
     row(
-      `added p50 (median of the rounds' differences; target ≤ ${WEBHOOK_TARGETS.addedP50Ms} ms)`,
+      `added p50, a sale every ${first.salePaceMs} ms (median of the rounds' differences; target ≤ ${WEBHOOK_TARGETS.addedP50Ms} ms)`,
       (figure) =>
         `${ms(figure.sale.addedP50Ms)} ${mark(figure.sale.addedP50Ms <= WEBHOOK_TARGETS.addedP50Ms)}`,
+    ),
+    row(
+      "sale's writes p50, no endpoint / two, back to back",
+      (figure) => `${ms(figure.saturated.noneP50Ms)} / ${ms(figure.saturated.twoP50Ms)}`,
+    ),
+    row(
+      `added p50, back to back (median of the rounds' differences; target ≤ ${WEBHOOK_TARGETS.addedP50Ms} ms)`,
+      (figure) =>
+        `${ms(figure.saturated.addedP50Ms)} ${mark(figure.saturated.addedP50Ms <= WEBHOOK_TARGETS.addedP50Ms)}`,
     ),
     row(
       `backlog delivered, events/s (target ≥ ${WEBHOOK_TARGETS.eventsPerSecond})`,
