@@ -1,4 +1,5 @@
 import type { Plan } from "@/lib/config/plans";
+import { showScript, type ShownScript } from "@/lib/sales/offer-script";
 
 /** A plan as the form's select shows it. */
 export interface PlanOption {
@@ -8,6 +9,8 @@ export interface PlanOption {
   label: string;
   /** Price and description, for the field's hint once the plan is chosen. */
   summary: string;
+  /** The offer script the agent reads and the confirmations the customer gives, or null: none for this plan. */
+  script: ShownScript | null;
 }
 
 const price = new Intl.NumberFormat("pt-BR", { style: "currency", currency: "BRL" });
@@ -32,6 +35,12 @@ export function planOptions(plans: readonly Plan[]): PlanOption[] {
     const summary = [plan.price === undefined ? null : price.format(plan.price), plan.description || null]
       .filter(Boolean)
       .join(" — ");
-    return { id: plan.id, name: plan.name, label: summary ? `${name} — ${summary}` : name, summary };
+    return {
+      id: plan.id,
+      name: plan.name,
+      label: summary ? `${name} — ${summary}` : name,
+      summary,
+      script: showScript(plan),
+    };
   });
 }

@@ -11,8 +11,9 @@ import { userMessageFor } from "@/lib/errors";
 import type { SaleResult } from "@/lib/sales/sale-result";
 import { isSaleResolution } from "@/lib/sales/settlement";
 import { SALE_FIELDS, type SaleField } from "@/lib/validation/sale";
+import { EVIDENCE_FORM_FIELDS, type EvidenceField } from "@/lib/validation/evidence";
 
-export type SaleActionState = ActionState<SaleField, SaleResult | KnownCustomer>;
+export type SaleActionState = ActionState<SaleField | EvidenceField, SaleResult | KnownCustomer>;
 
 export async function submitSaleAction(
   _previous: SaleActionState,
@@ -21,7 +22,9 @@ export async function submitSaleAction(
   const sold = await sellAsSignedInAgent({
     channel: "form",
     submissionId: formData.get("submissionId"),
-    fields: Object.fromEntries(SALE_FIELDS.map((field) => [field, formData.get(field) ?? ""])),
+    fields: Object.fromEntries(
+      [...SALE_FIELDS, ...EVIDENCE_FORM_FIELDS].map((field) => [field, formData.get(field) ?? ""]),
+    ),
     knownCustomerConfirmed: formData.get("knownCustomer") === "confirmed",
   });
   if (sold.ok) return { ok: true, data: sold.result, message: null };

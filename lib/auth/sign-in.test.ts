@@ -43,6 +43,7 @@ describe.each(testDatabases)("sign-in on $name", ({ open }) => {
       "sale_counts_zone",
       "sale_day_counts",
       "sales",
+      "sale_evidence",
       "second_factors",
       "sessions",
       "sign_in_challenges",

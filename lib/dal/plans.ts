@@ -2,6 +2,7 @@ import "server-only";
 import type { Plan } from "@/lib/config/plans";
 import { getConfig } from "@/lib/env";
 import { planOptions, type PlanOption } from "@/lib/plan-options";
+import type { ShownScript } from "@/lib/sales/offer-script";
 
 export type { PlanOption } from "@/lib/plan-options";
 
@@ -13,4 +14,9 @@ export function listPlans(): PlanOption[] | null {
   if (!plans) return null;
   if (built?.plans !== plans) built = { plans, options: planOptions(plans) };
   return built.options;
+}
+
+/** The offer script of plan `planId` as the form shows it, or null (no script, or no such plan). */
+export function shownScriptOf(planId: string): ShownScript | null {
+  return listPlans()?.find((plan) => plan.id.toLowerCase() === planId.toLowerCase())?.script ?? null;
 }

@@ -15,6 +15,7 @@ import { createSaleSchema, isUuid, type ValidSale } from "@/lib/validation/sale"
 import { logRefusedAccess, type SessionAgent } from "./session";
 
 export { isUuid as isSubmissionId } from "@/lib/validation/sale";
+import type { SaleEvidenceToRecord } from "@/lib/db/queries/sale-evidence";
 
 let built: { config: ReturnType<typeof getConfig>; schema: ReturnType<typeof createSaleSchema> } | undefined;
 
@@ -68,10 +69,11 @@ export async function submitSaleAs(
   seller: { agentId: string | null; integrationId: string | null },
   submissionId: string,
   sale: ValidSale,
+  evidence?: SaleEvidenceToRecord,
 ): Promise<Submission> {
   return submitSale(
     { db: await getDb(), partnerApi: partnerApi(), partnerSource: getConfig().partnerApi.partnerSource },
-    { ...seller, submissionId, sale },
+    { ...seller, submissionId, sale, evidence },
   );
 }
 

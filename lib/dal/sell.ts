@@ -14,6 +14,11 @@ import { findSubmissionSellers } from "@/lib/db/queries/api-sales";
 import type { AgentReference } from "@/lib/api/requests";
 import { readsCustomer, type ApiCaller } from "./api-key";
 import { spendLimit } from "./limits";
+import { shownScriptOf } from "./plans";
+import { agentActor } from "@/lib/db/queries/audit-events";
+import type { SaleEvidenceToRecord } from "@/lib/db/queries/sale-evidence";
+import { buildEvidence, evidenceFieldErrors, readEvidenceFields } from "@/lib/sales/evidence";
+import type { EvidenceField } from "@/lib/validation/evidence";
 import { verifySession, type SessionAgent } from "./session";
 
 export type SellResult =
@@ -22,7 +27,7 @@ export type SellResult =
   | {
       ok: false;
       code: Exclude<RequestErrorCode, "rate_limited">;
-      fieldErrors?: Partial<Record<SaleField, string>>;
+      fieldErrors?: Partial<Record<SaleField | EvidenceField, string>>;
     }
   /** Past a limit (lib/dal/limits.ts): nothing was checked, recorded or sent. */
   | { ok: false; code: "rate_limited"; retryAfterSeconds: number; fieldErrors?: undefined };
@@ -113,6 +118,23 @@ async function recordAndSend(input: SaleInput, seller: Seller): Promise<SellResu
   if (!parsed.success) return { ok: false, code: "invalid_fields", fieldErrors: fieldErrorsOf(parsed.error) };
 
   const { agent } = seller;
+  // A plan with an offer script sells through the form only with its evidence (lib/sales/evidence.ts).
+  const script = channel === "form" ? shownScriptOf(parsed.data.planId) : null;
+  let evidence: SaleEvidenceToRecord | undefined;
+  if (script && agent && "sessionId" in agent) {
+    const fields = readEvidenceFields(input.fields);
+    const built =
+      fields === "malformed"
+        ? ({ ok: false, problem: { code: "confirmations_invalid" } } as const)
+        : buildEvidence(script, fields, { submissionId, agentId: agent.id, door: agent.door }, new Date());
+    if (!built.ok) {
+      const fieldErrors = evidenceFieldErrors(built.problem);
+      return fieldErrors
+        ? { ok: false, code: "invalid_fields", fieldErrors }
+        : { ok: false, code: "script_changed" };
+    }
+    evidence = { record: built.record, recordingId: built.recordingId, actor: agentActor(agent) };
+  }
   if (channel === "form" && !input.knownCustomerConfirmed && agent && "sessionId" in agent) {
     // Each check tells whether a CPF bought a plan here: counted per agent, so nobody can sweep a list of CPFs.
     const checks = await spendOrRefuse("known_customer", agent);
@@ -139,6 +161,7 @@ async function recordAndSend(input: SaleInput, seller: Seller): Promise<SellResu
       { agentId: agent?.id ?? null, integrationId: seller.integrationId },
       submissionId,
       parsed.data,
+      evidence,
     );
   } catch (error) {
     log.error("sales.submit_failed", { submissionId, channel, error });

@@ -489,6 +489,46 @@ export const saleCountsZone = pgTable(
 );
 
 export type Sale = typeof sales.$inferSelect;
+
+/** A confirmation the customer gave, as the sale's evidence records it: which, and when the agent ticked it. */
+export interface EvidenceConfirmation {
+  id: string;
+  text: string;
+  required: boolean;
+  /** When the agent ticked it (the browser's clock, checked against the server's on arrival). */
+  confirmedAt: string;
+}
+
+/**
+ * What was offered and accepted in a scripted sale (issue 36; docs: "The evidence of a sale"), written in the
+ * transaction that records the sale, before it is sent; its `evidence_hash` goes into the audit trail's hash chain
+ * (`sale.evidence_recorded`), so a row changed afterwards no longer matches it. Erasure empties `recording_id` (it
+ * leads to the customer's voice) and keeps its digest and the rest: the evidence that this offer was made and
+ * accepted, which the partner keeps to defend the contract (LGPD art. 16, II and art. 7, VI).
+ */
+export const saleEvidence = pgTable("sale_evidence", {
+  submissionId: uuid("submission_id")
+    .primaryKey()
+    .references(() => sales.submissionId),
+  scriptVersion: text("script_version").notNull(),
+  /** SHA-256 of the script as shown (lib/sales/offer-script.ts). */
+  scriptHash: text("script_hash").notNull(),
+  /** The script's text as the agent saw it, with the plan's name and price in place. */
+  scriptText: text("script_text").notNull(),
+  confirmations: jsonb("confirmations").$type<EvidenceConfirmation[]>().notNull(),
+  /** The call's recording in the partner's telephony; emptied by erasure. */
+  recordingId: text("recording_id"),
+  /** SHA-256 of the recording id, kept after erasure: a recording shown later can still be matched to the sale. */
+  recordingIdDigest: text("recording_id_digest"),
+  agentId: uuid("agent_id").references(() => agents.id),
+  /** The door the seller came through: `password`, `oidc:<issuer>`, `portal:<issuer>`, `api-key:<integration>`. */
+  door: text("door").notNull(),
+  recordedAt: timestamp("recorded_at", { withTimezone: true }).notNull(),
+  /** SHA-256 of the record's canonical JSON (lib/sales/evidence.ts), also in its audit row. */
+  evidenceHash: text("evidence_hash").notNull(),
+});
+
+export type SaleEvidence = typeof saleEvidence.$inferSelect;
 export type SaleStatus = (typeof saleStatus.enumValues)[number];
 export type SaleResolution = (typeof saleResolution.enumValues)[number];
 
@@ -513,6 +553,7 @@ export const auditAction = pgEnum("audit_action", [
   "retention.erased",
   "history.exported",
   "sale.settled",
+  "sale.evidence_recorded",
   "agent.changed",
   "agent.created",
   "agent.identity_linked",
@@ -566,7 +607,14 @@ export const auditEvents = pgTable(
       .notNull()
       .$default(() => ""),
   },
-  (table) => [index("audit_events_at_idx").on(table.at), uniqueIndex("audit_events_seq_key").on(table.seq)],
+  (table) => [
+    index("audit_events_at_idx").on(table.at),
+    uniqueIndex("audit_events_seq_key").on(table.seq),
+    // A sale's rows (its dispute pack, lib/sales/dispute-pack.ts).
+    index("audit_events_protocol_idx")
+      .on(table.protocol)
+      .where(sql`${table.protocol} is not null`),
+  ],
 );
 
 export type AuditEvent = typeof auditEvents.$inferSelect;

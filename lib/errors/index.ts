@@ -20,6 +20,8 @@ export type RequestErrorCode =
   | "idempotency_key_required"
   | "idempotency_key_in_use"
   | "stale_form"
+  /** The offer script the form showed is not the plan's any more (the catalogue changed): nothing sent. */
+  | "script_changed"
   | "not_confirmed"
   | "busy"
   /** A limit on requests of one kind (lib/dal/limits.ts): 429 with Retry-After. */
@@ -104,6 +106,11 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
   },
   idempotency_key_in_use: { status: 409, message: "Esta Idempotency-Key pertence a outra venda." },
   stale_form: { status: 409, message: "Formulário desatualizado: recarregue a página." },
+  script_changed: {
+    status: 409,
+    message:
+      "O roteiro deste plano mudou. Recarregue a página, leia o roteiro atualizado ao cliente e marque as confirmações de novo.",
+  },
   not_confirmed: { status: 503, message: NOT_CONFIRMED_MESSAGE },
   service_unavailable: { status: 503, message: EMBED_ERROR_MESSAGES.service_unavailable },
   busy: { status: 503, message: "Muitos acessos neste momento. Tente novamente em alguns segundos." },

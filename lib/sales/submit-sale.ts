@@ -7,6 +7,8 @@ import {
   recordOutcome,
 } from "@/lib/db/queries/sales";
 import type { Sale } from "@/lib/db/schema";
+import { holdAuditTrail } from "@/lib/db/queries/audit-events";
+import { recordSaleEvidence, type SaleEvidenceToRecord } from "@/lib/db/queries/sale-evidence";
 import { log } from "@/lib/log";
 import { currentTraceparent, inSpan, noteOnSpan, SUBMISSION_ID } from "@/lib/tracing";
 import { buildSaleBody, type PartnerApiClient, type SaleOutcome } from "@/lib/partner-api";
@@ -26,19 +28,36 @@ export type Submission = { kind: "recorded"; replay: boolean; sale: Sale } | { k
  */
 export async function submitSale(
   deps: { db: Database; partnerApi: PartnerApiClient; partnerSource: string | undefined },
-  input: { agentId: string | null; integrationId?: string | null; submissionId: string; sale: ValidSale },
+  input: {
+    agentId: string | null;
+    integrationId?: string | null;
+    submissionId: string;
+    sale: ValidSale;
+    /** What was offered and confirmed, for a plan with an offer script (lib/sales/evidence.ts). */
+    evidence?: SaleEvidenceToRecord;
+  },
 ): Promise<Submission> {
   const { db, partnerApi } = deps;
   const { agentId, submissionId, sale } = input;
   const integrationId = input.integrationId ?? null;
   const claim = await inSpan("ledger.claim", { [SUBMISSION_ID]: submissionId }, async () => {
-    const claim = await claimSubmission(db, {
+    const claimInput = {
       submissionId,
       agentId,
       integrationId,
       traceparent: currentTraceparent(),
       request: buildSaleBody(sale, deps.partnerSource),
-    });
+    };
+    const { evidence } = input;
+    // A scripted sale's evidence is written with its claim, in one transaction: no sale goes out without it.
+    const claim = evidence
+      ? await db.transaction(async (tx) => {
+          await holdAuditTrail(tx);
+          const claim = await claimSubmission(tx, claimInput);
+          if (claim.claimed) await recordSaleEvidence(tx, { ...evidence, protocol: claim.sale.protocol });
+          return claim;
+        })
+      : await claimSubmission(db, claimInput);
     noteOnSpan({ "partner_sales.claimed": claim.claimed, "partner_sales.status": claim.sale.status });
     return claim;
   });

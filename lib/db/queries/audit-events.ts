@@ -92,22 +92,25 @@ export interface ChainRow {
 }
 
 /** `limit` rows of the chain after `afterSeq`, in order (the verifier reads it a batch at a time). */
+/** A trail row as its hash covers it (lib/audit/chain.ts). */
+const chainColumns = {
+  id: auditEvents.id,
+  seq: auditEvents.seq,
+  at: sql<string>`to_char(${auditEvents.at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
+  action: sql<string>`${auditEvents.action}::text`,
+  actor: auditEvents.actor,
+  door: auditEvents.door,
+  agentId: sql<string | null>`${auditEvents.agentId}::text`,
+  protocol: auditEvents.protocol,
+  reason: auditEvents.reason,
+  details: sql<string>`${auditEvents.details}::text`,
+  prevHash: auditEvents.prevHash,
+  hash: auditEvents.hash,
+};
+
 export async function readChain(db: Database, afterSeq: number, limit: number): Promise<ChainRow[]> {
   return db
-    .select({
-      id: auditEvents.id,
-      seq: auditEvents.seq,
-      at: sql<string>`to_char(${auditEvents.at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
-      action: sql<string>`${auditEvents.action}::text`,
-      actor: auditEvents.actor,
-      door: auditEvents.door,
-      agentId: sql<string | null>`${auditEvents.agentId}::text`,
-      protocol: auditEvents.protocol,
-      reason: auditEvents.reason,
-      details: sql<string>`${auditEvents.details}::text`,
-      prevHash: auditEvents.prevHash,
-      hash: auditEvents.hash,
-    })
+    .select(chainColumns)
     .from(auditEvents)
     .where(sql`${auditEvents.seq} > ${afterSeq}`)
     .orderBy(asc(auditEvents.seq))
@@ -135,4 +138,13 @@ export async function chainRowAt(
     .where(eq(auditEvents.seq, seq))
     .limit(1);
   return row;
+}
+
+/** The trail's rows about one sale (its protocol), in the chain's order. */
+export async function readChainOfSale(db: Database, protocol: string): Promise<ChainRow[]> {
+  return db
+    .select(chainColumns)
+    .from(auditEvents)
+    .where(eq(auditEvents.protocol, protocol))
+    .orderBy(asc(auditEvents.seq));
 }

@@ -4,6 +4,7 @@ import { alias } from "drizzle-orm/pg-core";
 import type { Database } from "../connection";
 import { agents, integrations, sales, type Agent, type Integration, type Sale } from "../schema";
 import { holdAuditTrail, recordAuditEvent, type AuditEventInput } from "./audit-events";
+import { eraseEvidenceRecordingIds } from "./sale-evidence";
 import { enqueueWebhookEvent } from "./webhooks";
 import { formatProtocol } from "@/lib/sales/protocol";
 
@@ -67,6 +68,14 @@ async function eraseWhere(
       submissionId: sales.submissionId,
       externalId: sql<string | null>`${sales.request} ->> 'externalId'`,
     });
+  if (erased.length > 0) {
+    // The evidence of the sale stays (lib/db/schema.ts, saleEvidence); the recording it points to is the
+    // customer's voice: its id goes, its digest stays.
+    await eraseEvidenceRecordingIds(
+      db,
+      erased.map((row) => row.submissionId),
+    );
+  }
   if (reason === "request" && erased.length > 0) {
     // The partner's systems hear of a customer's erasure, in its transaction, to erase there too: which sales,
     // never who (lib/webhooks). Retention's own erasures are this app's policy, not the customer's request.

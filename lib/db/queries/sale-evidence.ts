@@ -1,0 +1,80 @@
+import "server-only";
+import { eq, inArray, sql } from "drizzle-orm";
+import type { Database } from "../connection";
+import { saleEvidence, type SaleEvidence } from "../schema";
+import { recordAuditEvent, type AuditActor } from "./audit-events";
+import { evidenceHash, type EvidenceRecord } from "@/lib/sales/evidence";
+
+export interface SaleEvidenceToRecord {
+  record: EvidenceRecord;
+  recordingId: string | null;
+  actor: AuditActor;
+}
+
+/**
+ * A scripted sale's evidence and its row in the audit trail (`sale.evidence_recorded`, carrying the record's hash
+ * into the chain), in the caller's transaction: the one that claims the sale, before anything is sent, which holds
+ * the trail (holdAuditTrail) from its start. A record already there (a failed sale sent again) stays as it was.
+ */
+export async function recordSaleEvidence(
+  tx: Database,
+  input: SaleEvidenceToRecord & { protocol: string },
+): Promise<void> {
+  const { record } = input;
+  const hash = evidenceHash(record);
+  const [inserted] = await tx
+    .insert(saleEvidence)
+    .values({ ...record, recordingId: input.recordingId, evidenceHash: hash })
+    .onConflictDoNothing({ target: saleEvidence.submissionId })
+    .returning({ submissionId: saleEvidence.submissionId });
+  if (!inserted) return;
+  await recordAuditEvent(tx, {
+    ...input.actor,
+    action: "sale.evidence_recorded",
+    protocol: input.protocol,
+    details: {
+      submissionId: record.submissionId,
+      scriptVersion: record.scriptVersion,
+      scriptHash: record.scriptHash,
+      evidenceHash: hash,
+    },
+  });
+}
+
+export async function findSaleEvidence(
+  db: Database,
+  submissionId: string,
+): Promise<SaleEvidence | undefined> {
+  const [row] = await db
+    .select()
+    .from(saleEvidence)
+    .where(eq(saleEvidence.submissionId, submissionId))
+    .limit(1);
+  return row;
+}
+
+/** Several sales' evidence at once (a page of the history, the export, the API), by submission id. */
+export async function findSalesEvidence(
+  db: Database,
+  submissionIds: readonly string[],
+): Promise<Map<string, SaleEvidence>> {
+  if (submissionIds.length === 0) return new Map();
+  const rows = await db
+    .select()
+    .from(saleEvidence)
+    .where(inArray(saleEvidence.submissionId, [...submissionIds]));
+  return new Map(rows.map((row) => [row.submissionId, row]));
+}
+
+/** Erasure's part (lib/db/queries/customer-data.ts): the recording ids go, their digests and the rest stay. */
+export async function eraseEvidenceRecordingIds(
+  db: Database,
+  submissionIds: readonly string[],
+): Promise<void> {
+  await db
+    .update(saleEvidence)
+    .set({ recordingId: null })
+    .where(
+      sql`${saleEvidence.submissionId} = any(${[...submissionIds]}::uuid[]) and ${saleEvidence.recordingId} is not null`,
+    );
+}

@@ -1,0 +1,20 @@
+/**
+ * The sale form's evidence fields (issue 36: the offer script's confirmations and the call's recording id), beside
+ * the sale's own (./sale.ts): names and messages the browser and the server share. The record itself is built on
+ * the server (lib/sales/evidence.ts).
+ */
+
+export const MAX_RECORDING_ID_LENGTH = 100;
+
+/** What the form posts for the evidence: the script's hash it showed, the ticks (JSON), the recording id. */
+export const EVIDENCE_FORM_FIELDS = ["scriptHash", "confirmations", "recordingId"] as const;
+
+/** The form's evidence fields that can carry an error, beside the sale's own (lib/validation/sale.ts). */
+export const EVIDENCE_FIELDS = ["confirmations", "recordingId"] as const;
+export type EvidenceField = (typeof EVIDENCE_FIELDS)[number];
+
+export const EVIDENCE_MESSAGES = {
+  confirmationsMissing: "Marque as confirmações obrigatórias do cliente antes de enviar.",
+  confirmationsInvalid: "As confirmações não conferem com o roteiro: desmarque e marque de novo.",
+  recordingIdInvalid: "Use até 100 letras, números ou . _ : / # - no ID da gravação.",
+} as const;
