@@ -554,6 +554,7 @@ export const auditAction = pgEnum("audit_action", [
   "history.exported",
   "sale.settled",
   "sale.evidence_recorded",
+  "sale.dispute_pack_exported",
   "agent.changed",
   "agent.created",
   "agent.identity_linked",

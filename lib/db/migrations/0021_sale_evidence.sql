@@ -1,4 +1,5 @@
 ALTER TYPE "public"."audit_action" ADD VALUE 'sale.evidence_recorded' BEFORE 'agent.changed';--> statement-breakpoint
+ALTER TYPE "public"."audit_action" ADD VALUE 'sale.dispute_pack_exported' BEFORE 'agent.changed';--> statement-breakpoint
 CREATE TABLE "sale_evidence" (
 	"submission_id" uuid PRIMARY KEY NOT NULL,
 	"script_version" text NOT NULL,
