@@ -314,11 +314,21 @@ describe("plans", () => {
     expect(body).toEqual(demoPlans);
     expect(body.length).toBeGreaterThanOrEqual(3);
     for (const plan of body) {
-      expect(Object.keys(plan).sort()).toEqual(["description", "id", "name", "price"]);
+      // A plan may carry its offer script (issue 36), which only the app reads.
+      expect(
+        Object.keys(plan)
+          .filter((key) => key !== "script")
+          .sort(),
+      ).toEqual(["description", "id", "name", "price"]);
       expect(planSchema.parse(plan)).toEqual(plan);
       expect(plan.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     }
-    expect(body.map((plan) => plan.name)).toEqual(["Plano Essencial", "Plano Família", "Plano Premium"]);
+    expect(body.map((plan) => plan.name)).toEqual([
+      "Plano Essencial",
+      "Plano Família",
+      "Plano Premium",
+      "Plano Completo",
+    ]);
   });
 
   it("lists the catalogue given in the options, and sells only from it", async () => {

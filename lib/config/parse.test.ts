@@ -116,8 +116,18 @@ describe("parseConfig", () => {
   describe("PLANS_FILE", () => {
     const plan = { id: "0b5f6a52-3b0e-4c55-9d8c-5a1d2e3f4a5b", name: "Plano", description: "d" };
 
+    const accepted = { id: "valor", text: "O cliente aceitou o valor de {preco}" };
+    const script = { version: "2026-11", text: "O {plano} custa {preco}.", confirmations: [accepted] };
+
     it("loads a catalogue", () => {
       expect(parseConfig({ PLANS_FILE: fileWith(JSON.stringify([plan])) }, root).plans).toEqual([plan]);
+    });
+
+    it("loads a plan's offer script, its confirmations required unless they say otherwise", () => {
+      const scripted = { ...plan, price: 49.9, script };
+      expect(parseConfig({ PLANS_FILE: fileWith(JSON.stringify([scripted])) }, root).plans).toEqual([
+        { ...scripted, script: { ...script, confirmations: [{ ...accepted, required: true }] } },
+      ]);
     });
 
     it.each([
@@ -126,6 +136,25 @@ describe("parseConfig", () => {
       ["a plan id that is not a UUID", fileWith(JSON.stringify([{ ...plan, id: "plan-1" }])), /\[0\.id\]/],
       ["duplicate ids", fileWith(JSON.stringify([plan, plan])), /unique/],
       ["an empty list", fileWith("[]"), /PLANS_FILE/],
+      [
+        "a script that says {preco} for a plan without a price",
+        fileWith(JSON.stringify([{ ...plan, script: { version: "1", text: "Custa {preco}." } }])),
+        /\[0\.script\]: the script says \{preco\} but the plan has no price/,
+      ],
+      [
+        "a script whose confirmations share an id",
+        fileWith(JSON.stringify([{ ...plan, script: { ...script, confirmations: [accepted, accepted] } }])),
+        /\[0\.script\.confirmations\]: confirmation ids must be unique/,
+      ],
+      [
+        "a confirmation id with spaces",
+        fileWith(
+          JSON.stringify([
+            { ...plan, script: { ...script, confirmations: [{ ...accepted, id: "o valor" }] } },
+          ]),
+        ),
+        /\[0\.script\.confirmations\.0\.id\]: use lower-case letters/,
+      ],
     ])("rejects %s", (_case, path, message) => {
       const error = problemOf({ PLANS_FILE: path });
       expect(error.variable).toBe("PLANS_FILE");

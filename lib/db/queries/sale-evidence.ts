@@ -1,5 +1,5 @@
 import "server-only";
-import { eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull } from "drizzle-orm";
 import type { Database } from "../connection";
 import { saleEvidence, type SaleEvidence } from "../schema";
 import { recordAuditEvent, type AuditActor } from "./audit-events";
@@ -66,15 +66,23 @@ export async function findSalesEvidence(
   return new Map(rows.map((row) => [row.submissionId, row]));
 }
 
+/** Bound parameters per statement: PostgreSQL's protocol takes at most 65,535. */
+const IDS_PER_STATEMENT = 10_000;
+
 /** Erasure's part (lib/db/queries/customer-data.ts): the recording ids go, their digests and the rest stay. */
 export async function eraseEvidenceRecordingIds(
   db: Database,
   submissionIds: readonly string[],
 ): Promise<void> {
-  await db
-    .update(saleEvidence)
-    .set({ recordingId: null })
-    .where(
-      sql`${saleEvidence.submissionId} = any(${[...submissionIds]}::uuid[]) and ${saleEvidence.recordingId} is not null`,
-    );
+  for (let start = 0; start < submissionIds.length; start += IDS_PER_STATEMENT) {
+    await db
+      .update(saleEvidence)
+      .set({ recordingId: null })
+      .where(
+        and(
+          inArray(saleEvidence.submissionId, submissionIds.slice(start, start + IDS_PER_STATEMENT)),
+          isNotNull(saleEvidence.recordingId),
+        ),
+      );
+  }
 }

@@ -1,0 +1,165 @@
+import { randomUUID } from "node:crypto";
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ChainVerifier } from "@/lib/audit/chain";
+import type { DatabaseHandle } from "@/lib/db/connection";
+import { insertAgent } from "@/lib/db/queries/agents";
+import { readChain, readChainOfSale } from "@/lib/db/queries/audit-events";
+import { eraseExpiredBatch } from "@/lib/db/queries/customer-data";
+import { saleEvidence } from "@/lib/db/schema";
+import { createPartnerApiClient, type PartnerApiClient } from "@/lib/partner-api";
+import { buildEvidence, evidenceHash } from "@/lib/sales/evidence";
+import { sha256Hex, showScript, type ShownScript } from "@/lib/sales/offer-script";
+import { submitSale } from "@/lib/sales/submit-sale";
+import type { ValidSale } from "@/lib/validation/sale";
+import { clientConfigFor, startSandbox, validSale, type RunningSandbox } from "@/sandbox/test-support";
+import { testDatabases } from "@/test/databases";
+import { findSaleEvidence } from "./sale-evidence";
+
+const silent = { info() {}, warn() {}, error() {} };
+const script = showScript({
+  name: "Plano Completo",
+  price: 69.9,
+  script: {
+    version: "2026-11",
+    text: "O {plano} custa {preco} por mês.",
+    confirmations: [
+      { id: "valor", text: "O cliente aceitou o valor de {preco}", required: true },
+      { id: "dados", text: "O cliente autorizou o uso dos dados", required: true },
+    ],
+  },
+}) as ShownScript;
+
+describe.each(testDatabases)("a scripted sale's evidence on $name", ({ open }) => {
+  let handle: DatabaseHandle;
+  let sandbox: RunningSandbox;
+  let api: PartnerApiClient;
+  let agentId: string;
+
+  beforeAll(async () => {
+    handle = await open();
+    sandbox = await startSandbox();
+    api = createPartnerApiClient(clientConfigFor(sandbox.url, { timeoutMs: 5_000 }), { log: silent });
+    agentId = (
+      await insertAgent(handle.db, { email: "a@example.com", name: "Ana", role: "agent", passwordHash: null })
+    ).id;
+  });
+  afterAll(async () => {
+    await sandbox.close();
+    await handle.close();
+  });
+
+  /** A form sale of the scripted plan, both confirmations ticked a minute ago, with a recording id. */
+  const sell = async (submissionId = randomUUID()) => {
+    const now = new Date();
+    const tickedAt = new Date(now.getTime() - 60_000).toISOString();
+    const built = buildEvidence(
+      script,
+      { scriptHash: script.hash, confirmedAt: { valor: tickedAt, dados: tickedAt }, recordingId: "rec-42" },
+      { submissionId, agentId, door: "password" },
+      now,
+    );
+    if (!built.ok) throw new Error("the test's evidence is refused");
+    const submission = await submitSale(
+      { db: handle.db, partnerApi: api, partnerSource: "Parceiro" },
+      {
+        agentId,
+        submissionId,
+        sale: validSale() as unknown as ValidSale,
+        evidence: {
+          record: built.record,
+          recordingId: built.recordingId,
+          actor: { actor: `agent:${agentId}`, agentId, door: "password" },
+        },
+      },
+    );
+    if (submission.kind !== "recorded") throw new Error("not recorded");
+    return { submissionId, protocol: submission.sale.protocol, record: built.record };
+  };
+  const evidenceRows = (protocol: string) =>
+    readChainOfSale(handle.db, protocol).then((rows) =>
+      rows.filter((row) => row.action === "sale.evidence_recorded"),
+    );
+  const chainHolds = async () => {
+    const verifier = new ChainVerifier();
+    verifier.check(await readChain(handle.db, 0, 100_000));
+    return verifier.broken;
+  };
+
+  it("is recorded with the sale, its hash in the audit trail's chain", async () => {
+    const { submissionId, protocol, record } = await sell();
+    const row = await findSaleEvidence(handle.db, submissionId);
+    expect(row).toMatchObject({
+      scriptVersion: "2026-11",
+      scriptHash: script.hash,
+      scriptText: script.text,
+      recordingId: "rec-42",
+      recordingIdDigest: sha256Hex("rec-42"),
+      door: "password",
+      agentId,
+    });
+    // What the database holds hashes to what the trail recorded.
+    expect(row!.evidenceHash).toBe(evidenceHash(row!));
+    expect(row!.evidenceHash).toBe(evidenceHash(record));
+    const [audit] = await evidenceRows(protocol);
+    expect(JSON.parse(audit!.details)).toEqual({
+      submissionId,
+      scriptVersion: "2026-11",
+      scriptHash: script.hash,
+      evidenceHash: row!.evidenceHash,
+    });
+    expect(audit!.actor).toBe(`agent:${agentId}`);
+    expect(await chainHolds()).toBeNull();
+  });
+
+  it("is recorded once when the same submission comes again", async () => {
+    const { submissionId, protocol } = await sell();
+    await sell(submissionId);
+    expect(await evidenceRows(protocol)).toHaveLength(1);
+    expect(
+      await handle.db.select().from(saleEvidence).where(eq(saleEvidence.submissionId, submissionId)),
+    ).toHaveLength(1);
+  });
+
+  it("cannot be changed or deleted, except its recording id emptied", async () => {
+    const { submissionId } = await sell();
+    await expect(
+      handle.db
+        .update(saleEvidence)
+        .set({ scriptText: "outro" })
+        .where(eq(saleEvidence.submissionId, submissionId)),
+    ).rejects.toThrow();
+    await expect(
+      handle.db.delete(saleEvidence).where(eq(saleEvidence.submissionId, submissionId)),
+    ).rejects.toThrow();
+    await expect(
+      handle.db
+        .update(saleEvidence)
+        .set({ recordingId: null, door: "cli" })
+        .where(eq(saleEvidence.submissionId, submissionId)),
+    ).rejects.toThrow();
+    await handle.db
+      .update(saleEvidence)
+      .set({ recordingId: null })
+      .where(eq(saleEvidence.submissionId, submissionId));
+    expect((await findSaleEvidence(handle.db, submissionId))?.recordingId).toBeNull();
+  });
+
+  it("keeps what proves the sale through retention's erasure, and loses the recording id", async () => {
+    const { submissionId } = await sell();
+    await handle.db.execute(
+      sql`update sales set created_at = now() - interval '3 years' where submission_id = ${submissionId}`,
+    );
+    await eraseExpiredBatch(handle.db, { createdBefore: new Date(Date.now() - 86_400_000), limit: 1_000 });
+    const row = await findSaleEvidence(handle.db, submissionId);
+    expect(row).toMatchObject({
+      recordingId: null,
+      recordingIdDigest: sha256Hex("rec-42"),
+      scriptText: script.text,
+    });
+    expect(row!.confirmations.map((item) => item.id)).toEqual(["valor", "dados"]);
+    // The digest stands for the id in the hash: the evidence still matches its chain row.
+    expect(evidenceHash(row!)).toBe(row!.evidenceHash);
+    expect(await chainHolds()).toBeNull();
+  });
+});

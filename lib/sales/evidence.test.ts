@@ -1,0 +1,138 @@
+import { describe, expect, it } from "vitest";
+import { buildEvidence, evidenceContent, evidenceHash, readEvidenceFields } from "./evidence";
+import { sha256Hex, shownScriptContent, showScript, type ShownScript } from "./offer-script";
+
+const plan = {
+  name: "Plano Completo",
+  price: 69.9,
+  script: {
+    version: "2026-11",
+    text: "O {plano} custa {preco} por mês.",
+    confirmations: [
+      { id: "valor", text: "O cliente aceitou o valor de {preco} por mês", required: true },
+      { id: "dados", text: "O cliente autorizou o uso dos dados", required: true },
+      { id: "ofertas", text: "O cliente aceita ofertas", required: false },
+    ],
+  },
+};
+const script = showScript(plan) as ShownScript;
+const now = new Date("2026-11-29T13:00:00.000Z");
+const seller = { submissionId: "6f1c1d8e-8a3b-4c4e-9a51-0b7f3c2d1e00", agentId: "a1", door: "password" };
+const ticked = (ids: string[], at = "2026-11-29T12:58:30.250Z") =>
+  Object.fromEntries(ids.map((id) => [id, at]));
+
+describe("the offer script as shown", () => {
+  it("puts the plan's name and price in the texts, and hashes what the agent sees", () => {
+    expect(script.text).toBe("O Plano Completo custa R$\u00a069,90 por mês.");
+    expect(script.confirmations[0]).toEqual({
+      id: "valor",
+      text: "O cliente aceitou o valor de R$\u00a069,90 por mês",
+      required: true,
+    });
+    expect(script.hash).toBe(sha256Hex(shownScriptContent(script)));
+    // Another text is another hash: the record names the text, not only its version.
+    expect(showScript({ ...plan, price: 79.9 })!.hash).not.toBe(script.hash);
+  });
+
+  it("is null for a plan without one", () => {
+    expect(showScript({ name: "Plano Essencial", price: 29.9 })).toBeNull();
+  });
+});
+
+describe("the evidence of a scripted sale", () => {
+  it("records the script, each confirmation ticked with its time, the recording's digest", () => {
+    const built = buildEvidence(
+      script,
+      { scriptHash: script.hash, confirmedAt: ticked(["dados", "valor"]), recordingId: "call-2026/11#42" },
+      seller,
+      now,
+    );
+    expect(built.ok).toBe(true);
+    if (!built.ok) return;
+    expect(built.recordingId).toBe("call-2026/11#42");
+    expect(built.record).toMatchObject({
+      scriptVersion: "2026-11",
+      scriptHash: script.hash,
+      scriptText: script.text,
+      recordingIdDigest: sha256Hex("call-2026/11#42"),
+      agentId: "a1",
+      door: "password",
+    });
+    // In the script's order, whatever order they were ticked in; the optional one not ticked is not there.
+    expect(built.record.confirmations.map((item) => item.id)).toEqual(["valor", "dados"]);
+    expect(built.record.confirmations[0]!.confirmedAt).toBe("2026-11-29T12:58:30.250Z");
+    expect(evidenceHash(built.record)).toBe(sha256Hex(evidenceContent(built.record)));
+  });
+
+  it("refuses a sale whose required confirmations are not all ticked, naming them", () => {
+    expect(
+      buildEvidence(
+        script,
+        { scriptHash: script.hash, confirmedAt: ticked(["dados"]), recordingId: null },
+        seller,
+        now,
+      ),
+    ).toEqual({ ok: false, problem: { code: "confirmations_missing", missing: ["valor"] } });
+  });
+
+  it("refuses a script the form showed that is not the plan's now", () => {
+    const built = buildEvidence(
+      script,
+      { scriptHash: "0".repeat(64), confirmedAt: ticked(["valor", "dados"]), recordingId: null },
+      seller,
+      now,
+    );
+    expect(built).toEqual({ ok: false, problem: { code: "script_changed" } });
+  });
+
+  it.each([
+    [
+      "a confirmation the script does not have",
+      { ...ticked(["valor", "dados"]), outra: "2026-11-29T12:58:30.250Z" },
+    ],
+    ["a time that is not ISO 8601 UTC", ticked(["valor", "dados"], "29/11/2026 12:58")],
+    ["a time in the future", ticked(["valor", "dados"], "2026-11-29T13:30:00.000Z")],
+    ["a time before this call", ticked(["valor", "dados"], "2026-11-28T13:00:00.000Z")],
+  ])("refuses %s", (_case, confirmedAt) => {
+    expect(
+      buildEvidence(script, { scriptHash: script.hash, confirmedAt, recordingId: null }, seller, now),
+    ).toEqual({
+      ok: false,
+      problem: { code: "confirmations_invalid" },
+    });
+  });
+
+  it.each([["x".repeat(101)], ["gravação 42"], ["<script>"]])(
+    "refuses the recording id %j",
+    (recordingId) => {
+      expect(
+        buildEvidence(
+          script,
+          { scriptHash: script.hash, confirmedAt: ticked(["valor", "dados"]), recordingId },
+          seller,
+          now,
+        ),
+      ).toEqual({ ok: false, problem: { code: "recording_id_invalid" } });
+    },
+  );
+});
+
+describe("the form's evidence fields", () => {
+  it("reads the ticks' JSON, the script's hash and the recording id", () => {
+    expect(
+      readEvidenceFields({
+        scriptHash: ` ${script.hash} `,
+        confirmations: JSON.stringify(ticked(["valor"])),
+        recordingId: "  ",
+      }),
+    ).toEqual({ scriptHash: script.hash, confirmedAt: ticked(["valor"]), recordingId: null });
+    expect(readEvidenceFields({})).toEqual({ scriptHash: "", confirmedAt: {}, recordingId: null });
+  });
+
+  it.each([["{"], ["[]"], ['{"valor": 1}'], ["null"], [`{"a":"${"x".repeat(4_000)}"}`]])(
+    "calls %j malformed",
+    (confirmations) => {
+      expect(readEvidenceFields({ confirmations })).toBe("malformed");
+    },
+  );
+});
