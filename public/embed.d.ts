@@ -21,6 +21,9 @@ declare namespace PartnerSales {
     birthDate?: string;
     /** The customer's id in the portal, up to 100 characters: it comes back in `partner-sales:submitted`. */
     externalId?: string;
+    /** The call's recording id from the portal's dialer (letters, digits, `. _ : / # -`, up to 100); the form
+     *  shows it with plans that carry an offer script, and records it with the sale's evidence. */
+    recordingId?: string;
   }
 
   /**

@@ -4,7 +4,7 @@
 import type { EmbedEvent } from "@/components/embed/parent-channel";
 import type { AppearanceSetting, AppearanceWarningCode } from "@/lib/embed-appearance";
 import type { EmbedErrorCode } from "@/lib/errors/embed";
-import type { SaleField } from "@/lib/validation/sale";
+import type { PrefillField } from "@/lib/validation/prefill";
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Holds<T extends true> = T;
@@ -12,7 +12,7 @@ type Holds<T extends true> = T;
 export type DeclaredErrorCodes = Holds<Same<PartnerSales.ErrorCode, EmbedErrorCode>>;
 export type DeclaredWarningCodes = Holds<Same<PartnerSales.WarningCode, AppearanceWarningCode>>;
 export type DeclaredAppearance = Holds<Same<PartnerSales.AppearanceSetting, AppearanceSetting>>;
-export type DeclaredPrefill = Holds<Same<keyof PartnerSales.Prefill, SaleField>>;
+export type DeclaredPrefill = Holds<Same<keyof PartnerSales.Prefill, PrefillField>>;
 export type DeclaredEventTypes = Holds<Same<PartnerSales.FrameEvent["type"], EmbedEvent["type"]>>;
 // Every event the frame posts is a declared one.
 export type DeclaredEvents = Holds<[EmbedEvent] extends [PartnerSales.FrameEvent] ? true : false>;

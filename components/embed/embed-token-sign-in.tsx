@@ -6,13 +6,13 @@ import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import type { AppearanceWarning } from "@/lib/embed-appearance";
 import type { ErrorBody } from "@/lib/errors";
 import { isEmbedErrorCode, type EmbedErrorCode } from "@/lib/errors/embed";
-import type { SaleFormValues } from "@/lib/validation/sale";
+import type { PrefillValues } from "@/lib/validation/prefill";
 import { EmbedProblem } from "./embed-problem";
 import { allowedParentOrigin, onParentMessage, postToParent, setPendingPrefill } from "./parent-channel";
 
 const neverChanges = () => () => {};
 
-type SessionAnswer = { prefill: Partial<SaleFormValues> } | { error: EmbedErrorCode };
+type SessionAnswer = { prefill: PrefillValues } | { error: EmbedErrorCode };
 
 async function exchangeToken(token: string): Promise<SessionAnswer> {
   try {
@@ -21,7 +21,7 @@ async function exchangeToken(token: string): Promise<SessionAnswer> {
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ token }),
     });
-    const answer = (await response.json()) as Partial<ErrorBody> & { prefill?: Partial<SaleFormValues> };
+    const answer = (await response.json()) as Partial<ErrorBody> & { prefill?: PrefillValues };
     if (response.ok) return { prefill: answer.prefill ?? {} };
     // The portal is told only codes it is documented to get: anything else is the exchange failing.
     return { error: isEmbedErrorCode(answer.error) ? answer.error : "service_unavailable" };

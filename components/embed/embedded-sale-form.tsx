@@ -3,7 +3,7 @@
 import { useEffect, useState } from "react";
 import { SaleForm, type SaleFormProps } from "@/components/sale-form/sale-form";
 import type { AppearanceWarning } from "@/lib/embed-appearance";
-import { pickSaleFields } from "@/lib/validation/sale";
+import { pickPrefillFields } from "@/lib/validation/prefill";
 import { FrameReport } from "./frame-report";
 import { onParentMessage, postToParent, peekPendingPrefill, clearPendingPrefill } from "./parent-channel";
 
@@ -30,7 +30,7 @@ export function EmbeddedSaleForm({
 
   useEffect(() => {
     const stopListening = onParentMessage(allowedOrigins, "partner-sales:prefill", (data) =>
-      setPrefill({ values: pickSaleFields(data.fields), nonce: Date.now() }),
+      setPrefill({ values: pickPrefillFields(data.fields), nonce: Date.now() }),
     );
     postToParent(allowedOrigins, { type: "partner-sales:ready" });
     return stopListening;

@@ -2,13 +2,13 @@
 
 import type { AppearanceWarning } from "@/lib/embed-appearance";
 import type { EmbedErrorCode } from "@/lib/errors/embed";
-import type { SaleFormValues } from "@/lib/validation/sale";
+import type { PrefillValues } from "@/lib/validation/prefill";
 
 // Third-party frames may not touch sessionStorage: the token's prefill waits here, in memory, for the form
 // that the client-side navigation after sign-in renders.
-let pendingPrefill: Partial<SaleFormValues> | undefined;
+let pendingPrefill: PrefillValues | undefined;
 
-export function setPendingPrefill(values: Partial<SaleFormValues>): void {
+export function setPendingPrefill(values: PrefillValues): void {
   pendingPrefill = values;
 }
 
@@ -16,11 +16,11 @@ export function setPendingPrefill(values: Partial<SaleFormValues>): void {
  * Read during render, cleared once the form that read it has mounted: a render React throws away (a suspended
  * navigation, a retry) must not use up the prefill, or the form that does mount starts empty.
  */
-export function peekPendingPrefill(): Partial<SaleFormValues> | undefined {
+export function peekPendingPrefill(): PrefillValues | undefined {
   return pendingPrefill;
 }
 
-export function clearPendingPrefill(values: Partial<SaleFormValues>): void {
+export function clearPendingPrefill(values: PrefillValues): void {
   if (pendingPrefill === values) pendingPrefill = undefined;
 }
 

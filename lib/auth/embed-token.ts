@@ -14,7 +14,7 @@ import {
 } from "@/lib/db/queries/identities";
 import type { AgentRole } from "@/lib/db/schema";
 import { admitIdentity, type Admission } from "./admission";
-import { pickSaleFields, type SaleFormValues } from "@/lib/validation/sale";
+import { pickPrefillFields, type PrefillValues } from "@/lib/validation/prefill";
 import { textProblem } from "@/lib/validation/text";
 
 export const MAX_TOKEN_LIFETIME_SECONDS = 5 * 60;
@@ -52,7 +52,7 @@ export type EmbedTokenProblem =
  * token made the account; `adopted`: it named the issuer of an identity linked before tokens named one.
  */
 export type EmbedSignIn =
-  | ({ ok: true; prefill: Partial<SaleFormValues> } & Admission<"known" | "created" | "adopted">)
+  | ({ ok: true; prefill: PrefillValues } & Admission<"known" | "created" | "adopted">)
   | {
       ok: false;
       problem: EmbedTokenProblem;
@@ -196,7 +196,7 @@ export async function signInWithEmbedToken(
   const role = portal.allowsSupervisors ? claims.role : "agent";
   const admission = await admitIdentity(db, linked, { role, outcome, now });
   if (!admission) return refuse("not_linked", "unlinked_meanwhile", about);
-  return { ok: true, ...admission, prefill: pickSaleFields(payload.prefill) };
+  return { ok: true, ...admission, prefill: pickPrefillFields(payload.prefill) };
 }
 
 /**
@@ -213,7 +213,7 @@ export async function tokenNamesSessionAgent(
   portals: readonly EmbedPortal[],
   sessionAgentId: string,
   now: Date = new Date(),
-): Promise<{ prefill: Partial<SaleFormValues> } | null> {
+): Promise<{ prefill: PrefillValues } | null> {
   const verified = await verify(token, portals, now, { expiredToo: true });
   if ("ok" in verified) return null;
   const claims = agentClaims(verified.payload, now);
@@ -223,7 +223,7 @@ export async function tokenNamesSessionAgent(
     issuer: verified.portal.issuer,
     subject: claims.sub,
   });
-  return named ? { prefill: pickSaleFields(verified.payload.prefill) } : null;
+  return named ? { prefill: pickPrefillFields(verified.payload.prefill) } : null;
 }
 
 /**

@@ -2,7 +2,7 @@ import "server-only";
 import { tokenNamesSessionAgent } from "@/lib/auth/embed-token";
 import { getDb } from "@/lib/db";
 import { getConfig } from "@/lib/env";
-import type { SaleFormValues } from "@/lib/validation/sale";
+import type { PrefillValues } from "@/lib/validation/prefill";
 import { verifySession } from "./session";
 
 /** What the embedded page needs to know: which portals it may talk to. No secret. */
@@ -16,7 +16,7 @@ export function embedSettings(): { allowedOrigins: string[] } {
  */
 export async function sessionNamedByToken(
   token: string,
-): Promise<{ agentId: string; prefill: Partial<SaleFormValues> } | null> {
+): Promise<{ agentId: string; prefill: PrefillValues } | null> {
   const agent = await verifySession();
   if (!agent) return null;
   const match = await tokenNamesSessionAgent(await getDb(), token, getConfig().embed.portals, agent.id);

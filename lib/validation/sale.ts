@@ -78,18 +78,6 @@ export function isUuid(value: unknown): value is string {
   return typeof value === "string" && UUID.test(value);
 }
 
-/** Only the form's own fields, only strings: what a portal's token or message may put in the form. */
-export function pickSaleFields(value: unknown): Partial<SaleFormValues> {
-  if (!value || typeof value !== "object") return {};
-  const fields = value as Record<string, unknown>;
-  return Object.fromEntries(
-    SALE_FIELDS.filter((field) => typeof fields[field] === "string").map((field) => [
-      field,
-      fields[field] as string,
-    ]),
-  );
-}
-
 export function parseCpf(raw: string): Parsed<string> {
   if (!raw.trim()) return fail("Informe o CPF.");
   if (/[^\d.\-\s]/.test(raw)) return fail("O CPF deve conter apenas números.");

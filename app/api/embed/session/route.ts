@@ -9,7 +9,7 @@ import { BODY_LIMITS, readJsonObject } from "@/lib/http/read-body";
 import { crossSiteRefusal } from "@/lib/http/same-origin";
 import { log } from "@/lib/log";
 import { countSignInRefusal } from "@/lib/metrics";
-import { pickSaleFields } from "@/lib/validation/sale";
+import { pickPrefillFields } from "@/lib/validation/prefill";
 
 export const dynamic = "force-dynamic";
 
@@ -54,7 +54,7 @@ export async function POST(request: Request) {
   if (typeof token !== "string" || !token) return errorResponse("token_invalid");
   const problem = await signInProblem(token);
   // Verified by the sign-in; only the prefill claim is read here.
-  if (!problem) return noStoreJson(200, { prefill: pickSaleFields(decodeJwt(token).prefill) });
+  if (!problem) return noStoreJson(200, { prefill: pickPrefillFields(decodeJwt(token).prefill) });
   if (problem === "failed") return errorResponse("service_unavailable");
   // A portal page reloaded with the token it already used (or kept past its 5 minutes) while the frame's session
   // is still that agent's: the frame goes on with that session. Any other session, or none, gets the refusal.
