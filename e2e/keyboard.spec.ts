@@ -11,10 +11,14 @@ import { freshCpf, sandboxControl, sandboxStats } from "./support/sandbox";
 test.use({ viewport: { width: 1366, height: 657 } });
 
 const FAMILIA = "a7d2e9b0-41c3-4f58-8e6a-2b9c0d7f1e35";
+const COMPLETO = "5b0e7d21-3c84-4f9a-a6d2-8e1f0c9b7a43";
 
-/** Every key the agent presses, sorted into data, Tab and Enter; anything else is a key the task should not need. */
+/**
+ * Every key the agent presses, sorted into data, Tab, Enter and Space (an offer script's confirmation ticked);
+ * anything else is a key the task should not need.
+ */
 class Keyboard {
-  private keys = { data: 0, tab: 0, enter: 0, other: [] as string[] };
+  private keys = { data: 0, tab: 0, enter: 0, space: 0, other: [] as string[] };
   constructor(private readonly page: Page) {}
 
   async type(text: string) {
@@ -29,11 +33,15 @@ class Keyboard {
     await this.page.keyboard.press("Enter");
     this.keys.enter += 1;
   }
+  async space() {
+    await this.page.keyboard.press("Space");
+    this.keys.space += 1;
+  }
   /** The keys pressed since the last call. */
   take() {
     const keys = this.keys;
-    this.keys = { data: 0, tab: 0, enter: 0, other: [] };
-    return { tab: keys.tab, enter: keys.enter, other: keys.other };
+    this.keys = { data: 0, tab: 0, enter: 0, space: 0, other: [] };
+    return { tab: keys.tab, enter: keys.enter, space: keys.space, other: keys.other };
   }
 }
 
@@ -83,7 +91,7 @@ test("sales made with the keyboard alone: data, Tab and one Enter each, the focu
   await keyboard.type(DEMO_AGENT.password);
   await keyboard.enter();
   await expect(form.cpf()).toBeFocused();
-  expect(keyboard.take()).toEqual({ tab: 1, enter: 1, other: [] });
+  expect(keyboard.take()).toEqual({ tab: 1, enter: 1, space: 0, other: [] });
 
   // 1. Accepted: the form is the next customer's, the cursor in CPF, the protocol in view.
   await typeCustomer(keyboard, "F");
@@ -92,7 +100,7 @@ test("sales made with the keyboard alone: data, Tab and one Enter each, the focu
   await expect(form.status()).toContainText("Venda aceita");
   await expect(form.cpf()).toBeFocused();
   await expect(form.status()).toBeInViewport();
-  expect(keyboard.take()).toEqual({ tab: 4, enter: 1, other: [] });
+  expect(keyboard.take()).toEqual({ tab: 4, enter: 1, space: 0, other: [] });
   expect(await englishWordsIn(page)).toEqual([]);
 
   // 2. Rejected (the provider no longer sells the plan): the plan is marked and holds the cursor; another plan
@@ -103,14 +111,14 @@ test("sales made with the keyboard alone: data, Tab and one Enter each, the focu
   await expect(form.alert()).toContainText("Venda recusada");
   await expect(form.plan()).toBeFocused();
   await expect(form.alert()).toBeInViewport();
-  expect(keyboard.take()).toEqual({ tab: 4, enter: 1, other: [] });
+  expect(keyboard.take()).toEqual({ tab: 4, enter: 1, space: 0, other: [] });
   expect(await englishWordsIn(page)).toEqual([]);
   await keyboard.type("P");
   await expect(form.alert()).toHaveCount(0);
   await keyboard.enter();
   await expect(form.status()).toContainText("Venda aceita");
   await expect(form.cpf()).toBeFocused();
-  expect(keyboard.take()).toEqual({ tab: 0, enter: 1, other: [] });
+  expect(keyboard.take()).toEqual({ tab: 0, enter: 1, space: 0, other: [] });
 
   // 3. Unknown (the provider failed after receiving it): "Nova venda" holds the cursor, in view.
   await sandboxControl("POST", "faults", { kind: "503", target: "sale", count: 1 });
@@ -119,7 +127,7 @@ test("sales made with the keyboard alone: data, Tab and one Enter each, the focu
   await expect(form.alert()).toContainText("Venda a confirmar");
   await expect(form.newSale()).toBeFocused();
   await expect(form.newSale()).toBeInViewport();
-  expect(keyboard.take()).toEqual({ tab: 4, enter: 1, other: [] });
+  expect(keyboard.take()).toEqual({ tab: 4, enter: 1, space: 0, other: [] });
   expect(await englishWordsIn(page)).toEqual([]);
   await keyboard.enter();
   await expect(form.cpf()).toBeFocused();
@@ -134,7 +142,7 @@ test("sales made with the keyboard alone: data, Tab and one Enter each, the focu
   await expect(form.alert()).toContainText("Venda não enviada");
   await expect(form.submit()).toBeFocused();
   await expect(form.submit()).toBeInViewport();
-  expect(keyboard.take()).toEqual({ tab: 4, enter: 1, other: [] });
+  expect(keyboard.take()).toEqual({ tab: 4, enter: 1, space: 0, other: [] });
   expect(await englishWordsIn(page)).toEqual([]);
   await keyboard.enter();
   await expect(form.status()).toContainText("Venda aceita");
@@ -180,7 +188,52 @@ test("plans show their price and description, and the chosen one is described un
     /^Essencial — R\$\s29,90 — Assinatura individual/,
     /^Família — R\$\s49,90 — Até quatro pessoas/,
     /^Premium — R\$\s89,90 — Todos os serviços/,
+    /^Completo — R\$\s69,90 — Todos os serviços do Família/,
   ]);
   await saleForm.choosePlan("Plano Premium");
   await expect(saleForm.plan()).toHaveAccessibleDescription(/R\$\s89,90 — Todos os serviços/);
+});
+
+test("a scripted plan costs one Tab into its confirmations and one Space per confirmation ticked, nothing else", async ({
+  saleForm,
+  page,
+}) => {
+  const keyboard = new Keyboard(page);
+  const confirmation = (name: RegExp) => page.getByRole("checkbox", { name });
+  await expect(saleForm.cpf()).toBeFocused();
+
+  // The same sale of a plan without a script: data, Tab between the fields, Enter.
+  await typeCustomer(keyboard, "F");
+  await keyboard.enter();
+  await expect(saleForm.status()).toContainText("Venda aceita");
+  await expect(saleForm.cpf()).toBeFocused();
+  const unscripted = keyboard.take();
+  expect(unscripted).toEqual({ tab: 4, enter: 1, space: 0, other: [] });
+
+  // The required confirmations only: Tab into them, Space on each (the focus moves on), Enter from the optional one.
+  await typeCustomer(keyboard, "C");
+  await expect(saleForm.plan()).toHaveValue(COMPLETO);
+  await keyboard.tab();
+  await expect(confirmation(/aceitou o valor/)).toBeFocused();
+  await keyboard.space();
+  await expect(confirmation(/aceitou o valor/)).toBeChecked();
+  await expect(confirmation(/autorizou o uso dos dados/)).toBeFocused();
+  await keyboard.space();
+  await expect(confirmation(/ofertas por e-mail/)).toBeFocused();
+  await keyboard.enter();
+  await expect(saleForm.status()).toContainText("Venda aceita");
+  await expect(saleForm.cpf()).toBeFocused();
+  expect(keyboard.take()).toEqual({ ...unscripted, tab: unscripted.tab + 1, space: 2 });
+
+  // Every confirmation: after the last, the focus goes on to the next field, where Enter sends.
+  await typeCustomer(keyboard, "C");
+  await keyboard.tab();
+  await keyboard.space();
+  await keyboard.space();
+  await keyboard.space();
+  await expect(saleForm.birthDate()).toBeFocused();
+  await keyboard.enter();
+  await expect(saleForm.status()).toContainText("Venda aceita");
+  expect(keyboard.take()).toEqual({ ...unscripted, tab: unscripted.tab + 1, space: 3 });
+  expect((await sandboxStats()).salesAccepted).toBe(3);
 });

@@ -10,7 +10,10 @@ export const metadata: Metadata = { title: "Nova venda" };
 export default async function NewSalePage() {
   await requireAgent("/");
   return (
-    <section aria-labelledby="new-sale-title" className="mx-auto max-w-3xl space-y-6">
+    <section
+      aria-labelledby="new-sale-title"
+      className="mx-auto max-w-3xl space-y-6 lg:has-[[data-offer-script]]:max-w-6xl"
+    >
       <h1 id="new-sale-title" className="text-2xl font-semibold">
         Nova venda
       </h1>

@@ -1,13 +1,14 @@
 "use client";
 
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useMemo, type KeyboardEvent } from "react";
+import { useMemo } from "react";
 import { useForm, useWatch } from "react-hook-form";
 import { Button } from "@/components/ui/button";
 import { FormField, inputClassName } from "@/components/ui/form-field";
 import { Notice } from "@/components/ui/notice";
 import type { PlanOption } from "@/lib/dal/plans";
 import { SALE_FIELD_MASKS } from "@/lib/masks";
+import { MAX_RECORDING_ID_LENGTH } from "@/lib/validation/evidence";
 import {
   createSaleSchema,
   EMPTY_SALE,
@@ -15,10 +16,13 @@ import {
   type SaleFormValues,
   type ValidSale,
 } from "@/lib/validation/sale";
+import { OfferScript } from "./offer-script";
 import { OutcomePanel } from "./outcome-panel";
 import { SlowAnswerNotice } from "./slow-answer-notice";
+import { submitOnEnter } from "./submit-on-enter";
 import { useMaskedInput } from "./use-masked-input";
 import { useOutcomeFocus } from "./use-outcome-focus";
+import { RECORDING_ID_CONTROL, useSaleEvidence } from "./use-sale-evidence";
 import { usePortalPrefill, type Prefill } from "./use-portal-prefill";
 import { useSaleSubmission, type OutcomeReport, type SaleAction } from "./use-sale-submission";
 
@@ -56,20 +60,17 @@ export function SaleForm({
     shouldFocusError: false,
   });
   const { register, formState, setFocus, setValue, control } = form;
+  const chosenPlanId = useWatch({ control, name: "planId" });
+  const chosenPlan = plans?.find((plan) => plan.id === chosenPlanId);
+  const evidence = useSaleEvidence(chosenPlan?.script ?? null);
+  const scripted = evidence.script !== null;
 
-  const submission = useSaleSubmission({ form, saleAction, initialSubmissionId, onOutcome });
+  const submission = useSaleSubmission({ form, saleAction, initialSubmissionId, onOutcome, evidence });
   const { submissionId, state, result, pending, sameSaleOnly, locked } = submission;
 
   const { panelHeadingRef, messageRef, submitButtonRef, newSaleButtonRef, focusCpfWhenCleared } =
     useOutcomeFocus(submission, setFocus);
-  usePortalPrefill(prefill, submission.openToPrefill, setValue);
-
-  // Enter sends the sale from every field: a select does not submit its form by itself.
-  const submitOnEnter = (event: KeyboardEvent<HTMLSelectElement>) => {
-    if (event.key !== "Enter") return;
-    event.preventDefault();
-    event.currentTarget.form?.requestSubmit();
-  };
+  usePortalPrefill(prefill, submission.openToPrefill, setValue, evidence.prefillRecordingId);
 
   const startNewSale = () => {
     submission.startNewSale();
@@ -80,8 +81,6 @@ export function SaleForm({
   const phone = useMaskedInput(register("customerPhone"), SALE_FIELD_MASKS.customerPhone);
   const birthDate = useMaskedInput(register("birthDate"), SALE_FIELD_MASKS.birthDate);
   const error = (field: SaleField) => formState.errors[field]?.message;
-  const chosenPlanId = useWatch({ control, name: "planId" });
-  const chosenPlan = plans?.find((plan) => plan.id === chosenPlanId);
 
   const newSale = (primary: boolean) => (
     <Button
@@ -124,7 +123,12 @@ export function SaleForm({
           ) : null}
         </OutcomePanel>
       ) : null}
-      <fieldset disabled={locked} className="grid gap-4 sm:grid-cols-2">
+      {/* With an offer script, wide screens get a third column for it, beside every field (no scrolling between
+          reading and typing); narrower ones, a portal's frame too, show it under the plan that brings it. */}
+      <fieldset
+        disabled={locked}
+        className={`grid gap-4 sm:grid-cols-2 ${scripted ? "lg:grid-cols-[1fr_1fr_minmax(20rem,1.2fr)] lg:grid-rows-[repeat(4,auto)_1fr]" : ""}`}
+      >
         <legend className="sr-only">Dados do cliente</legend>
         <FormField id="customerDocument" label="CPF" error={error("customerDocument")}>
           {(control) => (
@@ -174,6 +178,7 @@ export function SaleForm({
         <FormField
           id="planId"
           label="Plano"
+          className={scripted ? "sm:col-span-2 lg:col-span-1" : undefined}
           error={error("planId")}
           hint={
             plans
@@ -207,6 +212,10 @@ export function SaleForm({
             )
           }
         </FormField>
+        <OfferScript
+          evidence={evidence}
+          className="rounded-md border border-slate-200 bg-slate-50 px-4 py-3 sm:col-span-2 lg:col-span-1 lg:col-start-3 lg:row-span-full lg:row-start-1 lg:self-start"
+        />
         <FormField id="birthDate" label="Data de nascimento" error={error("birthDate")} hint="Opcional.">
           {(control) => (
             <input
@@ -234,6 +243,28 @@ export function SaleForm({
             />
           )}
         </FormField>
+        {scripted ? (
+          <FormField
+            id={RECORDING_ID_CONTROL}
+            label="ID da gravação da chamada"
+            error={evidence.recordingIdError}
+            hint="Opcional. Copie do discador, que grava a chamada."
+          >
+            {(control) => (
+              <input
+                {...control}
+                name="recordingId"
+                value={evidence.recordingId}
+                onChange={(event) => evidence.changeRecordingId(event.currentTarget.value)}
+                onBlur={evidence.checkRecordingId}
+                autoComplete="off"
+                spellCheck={false}
+                maxLength={MAX_RECORDING_ID_LENGTH}
+                className={inputClassName}
+              />
+            )}
+          </FormField>
+        ) : null}
       </fieldset>
 
       {/* Mounted afresh for each sale on its way, so its count starts at zero. */}

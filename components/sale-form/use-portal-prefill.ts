@@ -3,10 +3,11 @@
 import { useEffect, useRef } from "react";
 import type { UseFormSetValue } from "react-hook-form";
 import { maskFor } from "@/lib/masks";
+import type { PrefillValues } from "@/lib/validation/prefill";
 import { SALE_FIELDS, type SaleFormValues } from "@/lib/validation/sale";
 
 export interface Prefill {
-  values: Partial<SaleFormValues>;
+  values: PrefillValues;
   /** A new nonce applies the values again. */
   nonce: number;
 }
@@ -19,6 +20,7 @@ export function usePortalPrefill(
   prefill: Prefill | undefined,
   open: boolean,
   setValue: UseFormSetValue<SaleFormValues>,
+  setRecordingId: (value: string) => void,
 ): void {
   const applied = useRef<number | null>(null);
   useEffect(() => {
@@ -31,5 +33,6 @@ export function usePortalPrefill(
       // Shown as if pasted, and checked like typing, so a bad value is flagged before anyone submits.
       setValue(field, mask ? mask(value) : value, { shouldValidate: true, shouldDirty: true });
     }
-  }, [prefill, open, setValue]);
+    if (prefill.values.recordingId !== undefined) setRecordingId(prefill.values.recordingId);
+  }, [prefill, open, setValue, setRecordingId]);
 }

@@ -5,14 +5,10 @@ import type { UseFormReturn } from "react-hook-form";
 import type { SaleActionState } from "@/lib/actions/sales";
 import { INITIAL_ACTION_STATE } from "@/lib/action-state";
 import { NOT_CONFIRMED_MESSAGE } from "@/lib/errors/not-confirmed";
-import {
-  EMPTY_SALE,
-  SALE_FIELDS,
-  type SaleField,
-  type SaleFormValues,
-  type ValidSale,
-} from "@/lib/validation/sale";
+import { EMPTY_SALE, SALE_FIELDS, type SaleFormValues, type ValidSale } from "@/lib/validation/sale";
+import { FORM_FIELDS_IN_ORDER, type FormField } from "./confirmation-ticks";
 import { newSubmissionId } from "./submission-id";
+import type { SaleEvidence } from "./use-sale-evidence";
 
 /** The server action that submits the form (lib/actions/sales.ts). */
 export type SaleAction = (previous: SaleActionState, formData: FormData) => Promise<SaleActionState>;
@@ -37,18 +33,22 @@ export function useSaleSubmission({
   saleAction,
   initialSubmissionId,
   onOutcome,
+  evidence,
 }: {
   form: UseFormReturn<SaleFormValues, unknown, ValidSale>;
   saleAction: SaleAction;
   initialSubmissionId: string;
   onOutcome: OutcomeReport | undefined;
+  /** The offer script's confirmations and the recording id (useSaleEvidence), checked and cleared with the sale. */
+  evidence: SaleEvidence;
 }) {
   const { setError, reset, clearErrors, setFocus, formState } = form;
 
   /** The first field with an error, in the form's order (not the order fields registered in), takes the focus. */
-  const focusFirstError = (errors: Partial<Record<SaleField, unknown>>) => {
-    const first = SALE_FIELDS.find((field) => errors[field]);
-    if (first) setFocus(first);
+  const focusFirstError = (errors: Partial<Record<FormField, unknown>>) => {
+    const first = FORM_FIELDS_IN_ORDER.find((field) => errors[field]);
+    if (first === "confirmations" || first === "recordingId") evidence.focus(first);
+    else if (first) setFocus(first);
     return Boolean(first);
   };
   const [submissionId, setSubmissionId] = useState(initialSubmissionId);
@@ -79,6 +79,7 @@ export function useSaleSubmission({
       for (const field of SALE_FIELDS) {
         if (fieldErrors[field]) setError(field, { type: "server", message: fieldErrors[field] });
       }
+      if (!next.ok) evidence.showErrors(next.fieldErrors);
       if (next.ok && next.data.status !== "known-customer") {
         const sale = next.data;
         // A refused sale is fixed and sent as a new submission; a failed one (nothing sent) keeps its id. An
@@ -86,6 +87,7 @@ export function useSaleSubmission({
         if (sale.status === "rejected") setSubmissionId(newSubmissionId());
         if (sale.status === "accepted") {
           reset(EMPTY_SALE);
+          evidence.reset();
           setSubmissionId(newSubmissionId());
         }
         // The id of the sale that was sent, not whatever the field holds by the time the answer arrives.
@@ -122,14 +124,19 @@ export function useSaleSubmission({
     // Only a press of "Enviar mesmo assim" confirms a known customer, never an Enter in a field.
     const confirmed = knownCustomerConfirmed.current;
     knownCustomerConfirmed.current = false;
-    void form.handleSubmit(() => {
-      // A second click or Enter while the first is on its way does nothing.
-      if (busy.current) return;
-      busy.current = true;
-      const formData = new FormData(formElement);
-      if (confirmed) formData.set("knownCustomer", "confirmed");
-      startTransition(() => dispatch(formData));
-    }, focusFirstError)(event);
+    void form.handleSubmit(
+      () => {
+        // A second click or Enter while the first is on its way does nothing.
+        if (busy.current) return;
+        // The sale's fields are right; the customer's confirmations may still be missing.
+        if (focusFirstError(evidence.check())) return;
+        busy.current = true;
+        const formData = new FormData(formElement);
+        if (confirmed) formData.set("knownCustomer", "confirmed");
+        startTransition(() => dispatch(formData));
+      },
+      (errors) => focusFirstError({ ...errors, ...evidence.check() }),
+    )(event);
   };
 
   // The outcome describes the data it was given: any edit makes it stale, so it goes, with the provider's marks
@@ -145,6 +152,7 @@ export function useSaleSubmission({
   /** "Nova venda": an empty form under a new submission id, the last answer gone. */
   const startNewSale = () => {
     reset(EMPTY_SALE);
+    evidence.reset();
     setSubmissionId(newSubmissionId());
     setDismissed(answer);
   };

@@ -15,7 +15,7 @@ export class SaleFormPage {
 
   readonly cpf = () => this.page.getByLabel("CPF");
   readonly name = () => this.page.getByLabel("Nome completo");
-  readonly email = () => this.page.getByLabel("E-mail");
+  readonly email = () => this.page.getByLabel("E-mail", { exact: true });
   readonly phone = () => this.page.getByLabel("Telefone");
   readonly plan = () => this.page.getByLabel("Plano");
   readonly birthDate = () => this.page.getByLabel("Data de nascimento");

@@ -18,3 +18,8 @@ export const EVIDENCE_MESSAGES = {
   confirmationsInvalid: "As confirmações não conferem com o roteiro: desmarque e marque de novo.",
   recordingIdInvalid: "Use até 100 letras, números ou . _ : / # - no ID da gravação.",
 } as const;
+
+/** Letters, digits and `. _ : / # -`, up to 100: what dialers put in a recording's id, and nothing that is markup. */
+export function isRecordingId(value: string): boolean {
+  return value.length <= MAX_RECORDING_ID_LENGTH && /^[\p{L}\p{N}._:/#-]+$/u.test(value);
+}

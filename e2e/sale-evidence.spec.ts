@@ -1,0 +1,174 @@
+import type { Server } from "node:http";
+import type { Page } from "@playwright/test";
+import { EVIDENCE_MESSAGES } from "../lib/validation/evidence";
+import { expect, test } from "./fixtures";
+import type { SaleFormPage } from "./pages/sale-form-page";
+import { expectNoAxeViolations } from "./support/accessibility";
+import { ALLOWED_PORTAL, PORTAL_PORTS } from "./support/environment";
+import { signEmbedToken, startPortal } from "./support/portal";
+import { freshCpf, sandboxControl, sandboxStats } from "./support/sandbox";
+
+// A 1366×768 screen minus the browser's own bars: the script and every field in view together.
+test.use({ viewport: { width: 1366, height: 657 } });
+
+const COMPLETO = "5b0e7d21-3c84-4f9a-a6d2-8e1f0c9b7a43";
+
+const customer = (plan: string) => ({
+  cpf: freshCpf(),
+  name: "Joana Prado",
+  email: "joana@example.com",
+  phone: "(21) 98765-4321",
+  plan,
+});
+
+/** The offer script's parts, as the agent finds them beside the fields. */
+const scriptOf = (page: Pick<Page, "getByRole" | "getByLabel">) => ({
+  region: () => page.getByRole("region", { name: /Roteiro da oferta/ }),
+  valor: () => page.getByRole("checkbox", { name: /aceitou o valor/ }),
+  dados: () => page.getByRole("checkbox", { name: /autorizou o uso dos dados/ }),
+  ofertas: () =>
+    page.getByRole("checkbox", { name: "O cliente aceita receber ofertas por e-mail (opcional)" }),
+  recordingId: () => page.getByLabel("ID da gravação da chamada"),
+});
+
+async function expectWholeFormInView(form: SaleFormPage) {
+  const script = scriptOf(form.page);
+  for (const control of [
+    form.cpf(),
+    form.name(),
+    form.email(),
+    form.phone(),
+    form.plan(),
+    form.birthDate(),
+    form.externalId(),
+    script.recordingId(),
+    script.region(),
+    form.submit(),
+  ]) {
+    await expect(control).toBeInViewport({ ratio: 1 });
+  }
+}
+
+test("a scripted plan's sale waits for the required confirmations, then goes with them and is accepted", async ({
+  saleForm,
+  page,
+}) => {
+  const script = scriptOf(page);
+  await saleForm.fill(customer("Plano Completo"));
+  await expect(script.region()).toContainText("versão 2026-11");
+  await expect(script.region()).toContainText(/o Plano Completo custa R\$\s69,90 por mês/);
+  await expect(script.valor()).toHaveAccessibleName(/^O cliente aceitou o valor de R\$\s69,90 por mês$/);
+
+  // Nothing ticked: the message with the group, the first required confirmation in focus, nothing sent.
+  await saleForm.submit().click();
+  await expect(page.getByRole("group", { name: "Confirmações do cliente" })).toHaveAccessibleDescription(
+    EVIDENCE_MESSAGES.confirmationsMissing,
+  );
+  await expect(script.valor()).toBeFocused();
+  await expect(script.valor()).toHaveAccessibleDescription(EVIDENCE_MESSAGES.confirmationsMissing);
+  // A mouse tick leaves the focus where it is; the message stays until every required one is ticked.
+  await script.valor().check();
+  await expect(script.valor()).toBeFocused();
+  await saleForm.submit().click();
+  await expect(script.dados()).toBeFocused();
+  await expect(page.getByText(EVIDENCE_MESSAGES.confirmationsMissing)).toBeVisible();
+  expect((await sandboxStats()).saleRequests).toBe(0);
+
+  await script.dados().check();
+  await expect(page.getByText(EVIDENCE_MESSAGES.confirmationsMissing)).toHaveCount(0);
+  await expect(page.locator('input[name="confirmations"]')).toHaveValue(
+    /^\{"valor":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z","dados":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z"\}$/,
+  );
+  // A recording id with a space: its own message and the focus, as the server would say.
+  await script.recordingId().fill("gravação 42");
+  await saleForm.submit().click();
+  await expect(script.recordingId()).toBeFocused();
+  await expect(script.recordingId()).toHaveAccessibleDescription(
+    new RegExp(EVIDENCE_MESSAGES.recordingIdInvalid.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")),
+  );
+  await script.recordingId().fill("dialer:fila-7/2026-11-29#42");
+  await expect(script.recordingId()).not.toHaveAttribute("aria-invalid");
+  await saleForm.submit().click();
+  await expect(saleForm.status()).toContainText("Venda aceita");
+  expect((await sandboxStats()).salesAccepted).toBe(1);
+
+  // The next customer's form: no plan, and once the plan is chosen again, nothing ticked, no recording id.
+  await saleForm.choosePlan("Plano Completo");
+  await expect(script.valor()).not.toBeChecked();
+  await expect(script.dados()).not.toBeChecked();
+  await expect(script.recordingId()).toHaveValue("");
+});
+
+test("another plan clears the ticks; a plan without a script shows no script, checkbox or recording field", async ({
+  saleForm,
+  page,
+}) => {
+  const script = scriptOf(page);
+  const narrowForm = (await page.getByRole("region", { name: "Nova venda" }).boundingBox())!.width;
+  await saleForm.choosePlan("Plano Completo");
+  await script.valor().check();
+  await script.ofertas().check();
+  await saleForm.choosePlan("Plano Família");
+  await expect(script.region()).toHaveCount(0);
+  await expect(page.getByRole("checkbox")).toHaveCount(0);
+  await expect(script.recordingId()).toHaveCount(0);
+  await expect(page.locator('input[name="scriptHash"], input[name="confirmations"]')).toHaveCount(0);
+  // The form exactly as wide as without any script.
+  expect((await page.getByRole("region", { name: "Nova venda" }).boundingBox())!.width).toBe(narrowForm);
+
+  await saleForm.choosePlan("Plano Completo");
+  await expect(script.valor()).not.toBeChecked();
+  await expect(script.ofertas()).not.toBeChecked();
+  await expect(page.locator('input[name="confirmations"]')).toHaveValue("{}");
+
+  // "Nova venda" after an outcome clears them too.
+  await script.valor().check();
+  await saleForm.fill(customer("Plano Família"));
+  await saleForm.submit().click();
+  await expect(saleForm.status()).toContainText("Venda aceita");
+  await saleForm.choosePlan("Plano Completo");
+  await expect(script.valor()).not.toBeChecked();
+});
+
+test("the script and every field are in view together at 1366×657, and axe finds nothing, errors shown too", async ({
+  saleForm,
+  page,
+}) => {
+  await saleForm.fill(customer("Plano Completo"));
+  await expectWholeFormInView(saleForm);
+  await expectNoAxeViolations(page);
+  await saleForm.submit().click();
+  await expect(page.getByText(EVIDENCE_MESSAGES.confirmationsMissing)).toBeVisible();
+  await expectWholeFormInView(saleForm);
+  await expectNoAxeViolations(page);
+});
+
+test.describe("in a partner portal", () => {
+  let portal: Server;
+  test.beforeAll(async () => {
+    portal = await startPortal(PORTAL_PORTS.allowed);
+  });
+  test.afterAll(() => new Promise<void>((resolve) => portal.close(() => resolve())));
+
+  test("the portal prefills the call's recording id, by token and by message", async ({ page }) => {
+    await sandboxControl("POST", "reset");
+    await page.goto(`${ALLOWED_PORTAL}/`);
+    const token = await signEmbedToken({ prefill: { planId: COMPLETO, recordingId: "dialer:fila-7#41" } });
+    await page.evaluate(
+      (options) =>
+        (window as unknown as { mountPartnerSales: (options: unknown) => void }).mountPartnerSales(options),
+      { token },
+    );
+    const frame = page.frameLocator("#partner-sales iframe");
+    const script = scriptOf(frame);
+    await expect(script.region()).toBeVisible();
+    await expect(script.recordingId()).toHaveValue("dialer:fila-7#41");
+    await page.evaluate(() =>
+      (window as unknown as { handle: { prefill: (fields: unknown) => void } }).handle.prefill({
+        recordingId: "dialer:fila-7#42",
+      }),
+    );
+    await expect(script.recordingId()).toHaveValue("dialer:fila-7#42");
+    expect((await sandboxStats()).saleRequests).toBe(0);
+  });
+});
