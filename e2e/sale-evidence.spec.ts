@@ -99,6 +99,41 @@ test("a scripted plan's sale waits for the required confirmations, then goes wit
   await expect(script.recordingId()).toHaveValue("");
 });
 
+test("the server's word on the confirmations and the recording id shows on those controls, with the focus", async ({
+  saleForm,
+  page,
+}) => {
+  const script = scriptOf(page);
+  await saleForm.fill(customer("Plano Completo"));
+  await script.valor().check();
+  await script.dados().check();
+  // What only a tampered page would send: a tick from another day, then a recording id with a space.
+  const setPosted = (name: string, value: string) =>
+    page.locator(`input[name="${name}"]`).evaluate((input, text) => {
+      (input as HTMLInputElement).value = text;
+    }, value);
+  await setPosted(
+    "confirmations",
+    JSON.stringify({ valor: "2020-01-01T00:00:00.000Z", dados: "2020-01-01T00:00:00.000Z" }),
+  );
+  await saleForm.submit().click();
+  await expect(page.getByRole("group", { name: "Confirmações do cliente" })).toHaveAccessibleDescription(
+    EVIDENCE_MESSAGES.confirmationsInvalid,
+  );
+  await expect(script.valor()).toBeFocused();
+  // Ticked again, the message goes; the recording id the server refuses gets its own.
+  await script.valor().uncheck();
+  await script.valor().check();
+  await expect(page.getByText(EVIDENCE_MESSAGES.confirmationsInvalid)).toHaveCount(0);
+  await script.recordingId().fill("gravacao-42");
+  await setPosted("recordingId", "gravação 42");
+  await saleForm.submit().click();
+  await expect(script.recordingId()).toBeFocused();
+  await expect(script.recordingId()).toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByText(EVIDENCE_MESSAGES.recordingIdInvalid)).toBeVisible();
+  expect((await sandboxStats()).saleRequests).toBe(0);
+});
+
 test("another plan clears the ticks; a plan without a script shows no script, checkbox or recording field", async ({
   saleForm,
   page,
