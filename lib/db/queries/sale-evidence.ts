@@ -1,5 +1,5 @@
 import "server-only";
-import { eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull } from "drizzle-orm";
 import type { Database } from "../connection";
 import { saleEvidence, type SaleEvidence } from "../schema";
 import { recordAuditEvent, type AuditActor } from "./audit-events";
@@ -74,7 +74,5 @@ export async function eraseEvidenceRecordingIds(
   await db
     .update(saleEvidence)
     .set({ recordingId: null })
-    .where(
-      sql`${saleEvidence.submissionId} = any(${[...submissionIds]}::uuid[]) and ${saleEvidence.recordingId} is not null`,
-    );
+    .where(and(inArray(saleEvidence.submissionId, [...submissionIds]), isNotNull(saleEvidence.recordingId)));
 }
