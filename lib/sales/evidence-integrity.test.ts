@@ -9,6 +9,7 @@ import { readChainOfSale } from "@/lib/db/queries/audit-events";
 import { eraseExpiredBatch } from "@/lib/db/queries/customer-data";
 import { findSaleEvidence, recordSaleEvidence } from "@/lib/db/queries/sale-evidence";
 import { findSale } from "@/lib/db/queries/sales";
+import { exportCsvBatch } from "@/lib/db/queries/sales-history";
 import { sales } from "@/lib/db/schema";
 import { validSale } from "@/sandbox/test-support";
 import { runTool } from "@/test/cli";
@@ -199,6 +200,29 @@ describe.each(testDatabases)("a scripted sale's evidence and its dispute pack on
     expect(signed.pack.customer.erased).toMatchObject({ reason: "retention" });
     expect(signed.pack.customer.data.customerName).toBe("");
     expect((await verifyDisputePack(signed, await keys(), handle.db)).problems).toEqual([]);
+  });
+
+  it("exports the evidence's columns with the sale, the recording id until erasure", async () => {
+    const { submissionId, protocol } = await scriptedSale("-rec-7");
+    const exported = await exportCsvBatch(
+      handle.db,
+      { timeZone: "America/Sao_Paulo", agentId },
+      { limit: 1_000, names: { plans: [] } },
+    );
+    const line = new TextDecoder()
+      .decode(exported.csv)
+      .split("\n")
+      .find((row) => row.includes(formatProtocol(protocol)))!;
+    const evidence = (await findSaleEvidence(handle.db, submissionId))!;
+    expect(line.split(";").slice(-4)).toEqual([
+      "2026-11",
+      SCRIPT.hash,
+      expect.stringMatching(
+        /^valor \d{2}\/\d{2}\/\d{4} \d{2}:\d{2}:\d{2}, dados \d{2}\/\d{2}\/\d{4} \d{2}:\d{2}:\d{2}$/,
+      ),
+      "'-rec-7",
+    ]);
+    expect(evidence.recordingId).toBe("-rec-7");
   });
 
   it("names the audit trail's row that was changed", async () => {
