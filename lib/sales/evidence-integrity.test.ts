@@ -9,6 +9,9 @@ import { readChainOfSale } from "@/lib/db/queries/audit-events";
 import { eraseExpiredBatch } from "@/lib/db/queries/customer-data";
 import { findSaleEvidence, recordSaleEvidence } from "@/lib/db/queries/sale-evidence";
 import { findSale } from "@/lib/db/queries/sales";
+import { findApiSale, findApiSales } from "@/lib/db/queries/api-sales";
+import { apiSale, type ApiSale } from "@/lib/api/sale-representation";
+import { saleEventPayload } from "@/lib/webhooks/payload";
 import { exportCsvBatch } from "@/lib/db/queries/sales-history";
 import { sales } from "@/lib/db/schema";
 import { validSale } from "@/sandbox/test-support";
@@ -223,6 +226,33 @@ describe.each(testDatabases)("a scripted sale's evidence and its dispute pack on
       "'-rec-7",
     ]);
     expect(evidence.recordingId).toBe("-rec-7");
+  });
+
+  it("gives the API and the webhooks the evidence, the recording id only where customer data goes", async () => {
+    const { submissionId } = await scriptedSale("rec-api-1");
+    const row = (await findApiSale(handle.db, submissionId))!;
+    const confirmations = [
+      { id: "valor", confirmedAt: expect.any(String) as string },
+      { id: "dados", confirmedAt: expect.any(String) as string },
+    ];
+    const event = { type: "sale.accepted" as const, createdAt: new Date(), snapshot: { status: "accepted" } };
+    for (const withCustomer of [false, true]) {
+      const sale = apiSale(row, {
+        seller: { agent: null, integration: null },
+        settledBy: null,
+        withCustomer,
+      });
+      const shown = {
+        scriptVersion: "2026-11",
+        scriptHash: SCRIPT.hash,
+        confirmations,
+        ...(withCustomer ? { recordingId: "rec-api-1" } : {}),
+      };
+      expect(sale.evidence).toEqual(shown);
+      expect((saleEventPayload(event, row, withCustomer).data as ApiSale).evidence).toEqual(shown);
+    }
+    const other = (await findApiSales(handle.db, [submissionId, randomUUID()])).get(submissionId)!;
+    expect(other.evidence?.recordingId).toBe("rec-api-1");
   });
 
   it("names the audit trail's row that was changed", async () => {
