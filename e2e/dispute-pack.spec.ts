@@ -40,8 +40,8 @@ test("a scripted sale's evidence shows on its page; its dispute pack verifies un
     phone: "11987654321",
     plan: "Plano Completo",
   });
-  await page.getByLabel(/^O cliente aceitou o valor de R\$\s69,90 por mês$/).check();
-  await page.getByLabel("O cliente autorizou o uso dos dados para a contratação").check();
+  await page.getByRole("checkbox", { name: /aceitou o valor/ }).check();
+  await page.getByRole("checkbox", { name: /autorizou o uso dos dados/ }).check();
   await page.getByLabel("ID da gravação da chamada").fill("gravacao-e2e-0001");
   await form.submit().click();
   await expect(form.status()).toContainText("Venda aceita");

@@ -66,13 +66,23 @@ export async function findSalesEvidence(
   return new Map(rows.map((row) => [row.submissionId, row]));
 }
 
+/** Bound parameters per statement: PostgreSQL's protocol takes at most 65,535. */
+const IDS_PER_STATEMENT = 10_000;
+
 /** Erasure's part (lib/db/queries/customer-data.ts): the recording ids go, their digests and the rest stay. */
 export async function eraseEvidenceRecordingIds(
   db: Database,
   submissionIds: readonly string[],
 ): Promise<void> {
-  await db
-    .update(saleEvidence)
-    .set({ recordingId: null })
-    .where(and(inArray(saleEvidence.submissionId, [...submissionIds]), isNotNull(saleEvidence.recordingId)));
+  for (let start = 0; start < submissionIds.length; start += IDS_PER_STATEMENT) {
+    await db
+      .update(saleEvidence)
+      .set({ recordingId: null })
+      .where(
+        and(
+          inArray(saleEvidence.submissionId, submissionIds.slice(start, start + IDS_PER_STATEMENT)),
+          isNotNull(saleEvidence.recordingId),
+        ),
+      );
+  }
 }
