@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { sql } from "drizzle-orm";
 import { openDatabase } from "@/lib/db/connection";
 
@@ -6,7 +7,9 @@ import { openDatabase } from "@/lib/db/connection";
  * the e2e app's embedded database (DATA_DIR, through the running app's socket) as the schema's owner. What a DBA
  * could do behind the app's back, and what verification must catch.
  */
-const handle = await openDatabase({ databaseUrl: undefined, dataDir: process.env.DATA_DIR!, role: "tool" });
+// Absolute, as the app's configuration makes it: the socket's directory is the host, and a relative one reads as a name.
+const dataDir = resolve(process.env.DATA_DIR!);
+const handle = await openDatabase({ databaseUrl: undefined, dataDir, role: "tool" });
 try {
   for (const statement of process.argv.slice(2)) await handle.db.execute(sql.raw(statement));
 } finally {
