@@ -53,6 +53,8 @@ test("the export holds the history's filter and only the agent's own sales, safe
     "",
     "",
     "",
+    // No offer script: no evidence (e2e/dispute-pack.spec.ts has a scripted sale).
+    ...["", "", "", ""],
   ]);
   expect(oldest?.slice(1, 6)).toEqual([accepted.protocol, "Aceita", "Agente Teste", "", "Helena Prado"]);
   // Formulas never run: a leading ' keeps the cell text, and the quotes keep it one cell.

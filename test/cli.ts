@@ -15,7 +15,7 @@ export interface CliResult {
  * socket.
  */
 export function runTool(
-  name: "agents" | "customers" | "audit" | "api-keys" | "webhooks",
+  name: "agents" | "customers" | "audit" | "api-keys" | "webhooks" | "evidence",
   args: string[],
   env: Record<string, string>,
   input = "",

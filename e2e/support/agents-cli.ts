@@ -10,7 +10,7 @@ const root = join(import.meta.dirname, "../..");
  * directory (through its socket), or against the database `env` names (another instance's PostgreSQL).
  */
 export function operatorTool(
-  name: "agents" | "customers" | "audit" | "api-keys" | "webhooks",
+  name: "agents" | "customers" | "audit" | "api-keys" | "webhooks" | "evidence",
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ status: number | null; stdout: string; stderr: string }> {

@@ -77,6 +77,7 @@ export const EXAMPLE_SALE = apiSale(
     updatedAt: new Date("2026-11-29T12:00:01.200Z"),
     completedAt: new Date("2026-11-29T12:00:01.200Z"),
     personalDataErasedAt: null,
+    evidence: null,
   },
   { seller: { agent: null, integration: "crm" }, settledBy: null, withCustomer: false },
 );

@@ -127,7 +127,7 @@ describe("the OpenAPI document of /api/v1", () => {
       expect(operation.description).toContain(`\`${scopes?.[0]}\``);
       expect(Object.keys(operation.responses ?? {})).toEqual(expect.arrayContaining(["401", "403", "429"]));
     }
-    expect(open.sort()).toEqual(["/docs", "/docs/{asset}", "/openapi.json"]);
+    expect(open.sort()).toEqual(["/docs", "/docs/{asset}", "/evidence-keys", "/openapi.json"]);
     expect(API_SCOPES).toEqual(expect.arrayContaining([...named]));
     for (const scope of API_SCOPES) expect(document.info.description).toContain(`\`${scope}\``);
   });

@@ -254,6 +254,27 @@ function pathsAndErrorCodes(plans: readonly Plan[] | null) {
         },
       }),
     },
+    "/evidence-keys": {
+      get: {
+        operationId: "getEvidenceKeys",
+        tags: ["Evidence"],
+        summary: "The keys dispute packs are signed with",
+        description:
+          "A JWKS (RFC 7517) of Ed25519 public keys: a sale's dispute pack, downloaded by a supervisor, carries a " +
+          "compact JWS (EdDSA) its header's `kid` names here. Public: no key needed.",
+        security: [],
+        responses: {
+          "200": {
+            description: "The public keys.",
+            content: json({
+              type: "object",
+              properties: { keys: { type: "array", items: { type: "object" } } },
+              required: ["keys"],
+            }),
+          },
+        },
+      },
+    },
     "/openapi.json": {
       get: {
         operationId: "getOpenApiDocument",
@@ -320,6 +341,7 @@ export function buildOpenApiDocument(plans: readonly Plan[] | null): OpenAPIObje
     tags: [
       { name: "Sales", description: "Sell, read the sales back, follow their changes." },
       { name: "Plans", description: "What a sale may name." },
+      { name: "Evidence", description: "Check a scripted sale's dispute pack." },
       { name: "Documentation" },
     ],
     paths,

@@ -25,6 +25,13 @@ const row: SaleRow = {
   updatedAt: at,
   completedAt: at,
   personalDataErasedAt: null,
+  evidence: null,
+};
+const evidence = {
+  scriptVersion: "2026-11",
+  scriptHash: "9f".repeat(32),
+  confirmations: [{ id: "valor", text: "Cliente aceitou", required: true, confirmedAt: at.toISOString() }],
+  recordingId: "rec-42",
 };
 const seller = { agent: { id: "a1", name: "Ana Lima" }, integration: "crm" };
 const supervisor = { id: "s1", name: "Bruno Costa" };
@@ -45,6 +52,7 @@ describe("apiSale", () => {
       updatedAt: at.toISOString(),
       completedAt: at.toISOString(),
       personalDataErasedAt: null,
+      evidence: null,
     });
     expect(JSON.stringify(sale)).not.toMatch(/52998224725|Maria|cliente@|11987654321|1990-05-17/);
   });
@@ -63,6 +71,25 @@ describe("apiSale", () => {
       personalDataErasedAt: at.toISOString(),
       settlement: null,
     });
+  });
+
+  it("carries a scripted sale's evidence, its recording id only with sales:read-customer", () => {
+    const scripted = { ...row, evidence };
+    const shown = {
+      scriptVersion: "2026-11",
+      scriptHash: evidence.scriptHash,
+      confirmations: [{ id: "valor", confirmedAt: at.toISOString() }],
+    };
+    expect(apiSale(scripted, { seller, settledBy: null, withCustomer: false }).evidence).toEqual(shown);
+    expect(apiSale(scripted, { seller, settledBy: null, withCustomer: true }).evidence).toEqual({
+      ...shown,
+      recordingId: "rec-42",
+    });
+    const withSchema = apiSaleSchema.strict();
+    for (const withCustomer of [true, false]) {
+      const sale = apiSale(scripted, { seller, settledBy: null, withCustomer });
+      expect(withSchema.parse(sale)).toEqual(sale);
+    }
   });
 
   it("answers exactly what its schema (and so the OpenAPI document) describes", () => {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { saleResolution, saleStatus, type Sale } from "@/lib/db/schema";
+import { saleResolution, saleStatus, type EvidenceConfirmation, type Sale } from "@/lib/db/schema";
 import { formatProtocol } from "@/lib/sales/protocol";
 
 // The schemas are the representation's definition: the types below are inferred from them, and the OpenAPI
@@ -49,6 +49,33 @@ export const apiCustomerSchema = z
   });
 export type ApiCustomer = z.infer<typeof apiCustomerSchema>;
 
+export const apiEvidenceSchema = z
+  .object({
+    scriptVersion: z
+      .string()
+      .meta({ description: "The plan's offer script, as PLANS_FILE names it.", examples: ["2026-11"] }),
+    scriptHash: z.string().meta({
+      description: 'SHA-256 (hex) of the script as the agent saw it (README: "The evidence of a sale").',
+      examples: ["9f2c4e0a7b1d3c5e8f6a2b4d0c1e3f5a7b9d2c4e6f8a0b1c3d5e7f9a1b2c3d4e"],
+    }),
+    confirmations: z
+      .array(z.object({ id: z.string().meta({ examples: ["valor"] }), confirmedAt: timestamp }))
+      .meta({
+        description: "What the customer confirmed, in the script's order, and when the agent ticked it.",
+      }),
+    recordingId: z
+      .string()
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          "The call's recording in the partner's telephony: only with `sales:read-customer`; null when none was given or once erased.",
+        examples: ["rec-2026-11-29-0042"],
+      }),
+  })
+  .meta({ description: "What was offered and accepted, for a plan with an offer script." });
+export type ApiEvidence = z.infer<typeof apiEvidenceSchema>;
+
 export const apiSaleSchema = z
   .object({
     submissionId: z.string().meta({
@@ -91,6 +118,9 @@ export const apiSaleSchema = z
       .nullable()
       .optional()
       .meta({ description: "Present only with `sales:read-customer`, and null once erased." }),
+    evidence: apiEvidenceSchema
+      .nullable()
+      .meta({ description: "The offer's evidence of a scripted sale; null for any other." }),
   })
   .meta({ description: "A sale as /api/v1 answers it." });
 export type ApiSale = z.infer<typeof apiSaleSchema>;
@@ -111,7 +141,15 @@ export type SaleRow = Pick<
   | "updatedAt"
   | "completedAt"
   | "personalDataErasedAt"
->;
+> & {
+  /** A scripted sale's evidence (lib/db/queries/api-sales.ts joins it), or null. */
+  evidence: {
+    scriptVersion: string;
+    scriptHash: string;
+    confirmations: EvidenceConfirmation[];
+    recordingId: string | null;
+  } | null;
+};
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -145,6 +183,12 @@ export function apiSale(
     updatedAt: row.updatedAt.toISOString(),
     completedAt: iso(row.completedAt),
     personalDataErasedAt: iso(row.personalDataErasedAt),
+    evidence: row.evidence && {
+      scriptVersion: row.evidence.scriptVersion,
+      scriptHash: row.evidence.scriptHash,
+      confirmations: row.evidence.confirmations.map(({ id, confirmedAt }) => ({ id, confirmedAt })),
+      ...(context.withCustomer ? { recordingId: row.evidence.recordingId } : {}),
+    },
   };
   if (!context.withCustomer) return sale;
   return {

@@ -2,21 +2,21 @@ import { createHash } from "node:crypto";
 import type { ChainRow } from "@/lib/db/queries/audit-events";
 
 /** The first row's previous hash. */
-const GENESIS_HASH = "0".repeat(64);
+export const GENESIS_HASH = "0".repeat(64);
 
 /**
  * The text a row's hash covers, rebuilt here rather than asked of the database's function (which whoever owns the
  * schema could replace): the JSON array migration 0013's trigger builds, in PostgreSQL's jsonb text form (", " between
  * elements, strings escaped as JSON.stringify does), with `details` as the database prints it.
  */
-export function chainContent(row: ChainRow): string {
+export function chainContent(row: Omit<ChainRow, "id">): string {
   const text = (value: string | null) => (value === null ? "null" : JSON.stringify(value));
   return `[${row.seq}, ${[row.at, row.action, row.actor, row.door, row.agentId, row.protocol, row.reason]
     .map(text)
     .join(", ")}, ${row.details}]`;
 }
 
-function chainHash(previousHash: string, row: ChainRow): string {
+export function chainHash(previousHash: string, row: Omit<ChainRow, "id">): string {
   return createHash("sha256")
     .update(previousHash + chainContent(row), "utf8")
     .digest("hex");

@@ -12,6 +12,10 @@ export const SALES_CSV_HEADER = [
   "Mensagem do fornecedor",
   "Conferida por",
   "Conferida em",
+  "Versão do roteiro",
+  "Hash do roteiro",
+  "Confirmações do cliente",
+  "ID da gravação",
 ];
 
 // What Excel and LibreOffice open as-is in a pt-BR locale: UTF-8 with the byte order mark Excel looks for, `;`

@@ -2,7 +2,7 @@ import "server-only";
 import { and, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Database } from "../connection";
-import { agents, integrations, sales, type SaleStatus } from "../schema";
+import { agents, integrations, saleEvidence, sales, type SaleStatus } from "../schema";
 
 /**
  * The reads of /api/v1/sales: one sale, a search newest first, and the changes feed. Each returns the sale with
@@ -34,6 +34,13 @@ const row = {
   integrationName: integrations.name,
   resolverId: sales.resolvedBy,
   resolverName: resolver.name,
+  // A scripted sale's evidence, joined on its key (null for any other sale): no read a sale.
+  evidence: {
+    scriptVersion: saleEvidence.scriptVersion,
+    scriptHash: saleEvidence.scriptHash,
+    confirmations: saleEvidence.confirmations,
+    recordingId: saleEvidence.recordingId,
+  },
   changedMicros,
 };
 
@@ -43,7 +50,8 @@ function selectSales(db: Database) {
     .from(sales)
     .leftJoin(agents, eq(agents.id, sales.agentId))
     .leftJoin(integrations, eq(integrations.id, sales.integrationId))
-    .leftJoin(resolver, eq(resolver.id, sales.resolvedBy));
+    .leftJoin(resolver, eq(resolver.id, sales.resolvedBy))
+    .leftJoin(saleEvidence, eq(saleEvidence.submissionId, sales.submissionId));
 }
 
 export type ApiSaleRow = NonNullable<Awaited<ReturnType<typeof findApiSale>>>;

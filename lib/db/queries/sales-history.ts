@@ -7,7 +7,7 @@ import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
 import { ERASURE_LABELS, STATUS_LABELS } from "@/lib/format";
 import type { Database } from "../connection";
 import { copyCsv } from "../copy";
-import { agents, integrations, sales, type Sale, type SaleStatus } from "../schema";
+import { agents, integrations, sales, saleEvidence, type Sale, type SaleStatus } from "../schema";
 import { dayCountsAreIn, sumDayCounts } from "./sale-day-counts";
 
 /** What the history, its export and the dashboard's links narrow the ledger to, ready for SQL. */
@@ -241,6 +241,13 @@ function exportCells(criteria: HistoryCriteria, names: ExportNames): SQL {
       spreadsheetText(sale("upstream_message")),
       sql`resolver.name`,
       minutesIn(sale("resolved_at"), criteria.timeZone),
+      // A scripted sale's evidence (README: "The evidence of a sale"): each confirmation as "id time", in order.
+      spreadsheetText(sql`evidence.script_version`),
+      sql`evidence.script_hash`,
+      spreadsheetText(sql`(select string_agg((item ->> 'id') || ' ' ||
+        left(((item ->> 'confirmedAt')::timestamptz at time zone ${criteria.timeZone})::text, 19), ', '
+        order by position) from jsonb_array_elements(evidence.confirmations) with ordinality as c(item, position))`),
+      spreadsheetText(sql`evidence.recording_id`),
     ],
     sql`, `,
   );
@@ -297,6 +304,7 @@ export async function exportCsvBatch(
     left join ${agentCells} agent on agent.id = sale.agent_id
     left join ${integrationCells} integration on integration.id = sale.integration_id
     left join ${agentCells} resolver on resolver.id = sale.resolved_by
+    left join ${saleEvidence} evidence on evidence.submission_id = sale.submission_id
     order by sale.created_at desc, sale.submission_id desc`;
   const { csv, rows } = await copyCsv(db, batch);
   return { csv, rows, last: last?.submissionId };

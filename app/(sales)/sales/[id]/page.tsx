@@ -3,11 +3,13 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { StatusBadge } from "../_components/status-badge";
 import { ProviderAnswer } from "./_components/provider-answer";
+import { SaleEvidence } from "./_components/sale-evidence";
 import { SaleTimeline } from "./_components/sale-timeline";
 import { SentData } from "./_components/sent-data";
 import { SettlePanel } from "./_components/settle-panel";
 import { SettledNotice } from "./_components/settled-notice";
 import { TechnicalDetails } from "./_components/technical-details";
+import { getSaleEvidence } from "@/lib/dal/sale-evidence";
 import { appTimeZone, getVisibleSale, type SaleDetail } from "@/lib/dal/sales";
 import { requireAgent, verifySession } from "@/lib/dal/session";
 import { formatDateTime, saleTitle } from "@/lib/format";
@@ -44,6 +46,7 @@ export default async function SalePage({ params, searchParams }: PageProps<"/sal
   const query = await searchParams;
   const settled = query.settled === "now" || query.settled === "earlier" ? query.settled : null;
   const timeZone = appTimeZone();
+  const evidence = await getSaleEvidence(agent, id);
 
   return (
     <section aria-labelledby="sale-title" className="mx-auto max-w-3xl space-y-6">
@@ -111,6 +114,9 @@ export default async function SalePage({ params, searchParams }: PageProps<"/sal
           <SaleTimeline sale={sale} timeZone={timeZone} />
         </div>
       </div>
+      {evidence ? (
+        <SaleEvidence evidence={evidence} submissionId={sale.submissionId} timeZone={timeZone} />
+      ) : null}
       {agent.role === "supervisor" ? <TechnicalDetails sale={sale} /> : null}
     </section>
   );
