@@ -1,7 +1,7 @@
 import type { KeyObject } from "node:crypto";
 import { CompactSign, compactVerify, importJWK, type JWK } from "jose";
 import type { ChainRow } from "@/lib/db/queries/audit-events";
-import type { EvidenceConfirmation, Sale, SaleEvidence } from "@/lib/db/schema";
+import type { Sale, SaleEvidence } from "@/lib/db/schema";
 import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
 import { formatProtocol } from "./protocol";
 import type { EvidenceRecord } from "./evidence";
@@ -9,15 +9,7 @@ import type { EvidenceRecord } from "./evidence";
 export const DISPUTE_PACK_FORMAT = "partner-sales/dispute-pack/v1";
 
 /** The evidence as `evidenceContent` covers it, the recording id while it is kept, and the hash. */
-export interface PackEvidence {
-  submissionId: string;
-  scriptVersion: string;
-  scriptHash: string;
-  scriptText: string;
-  confirmations: EvidenceConfirmation[];
-  recordingIdDigest: string | null;
-  agentId: string | null;
-  door: string;
+export interface PackEvidence extends Omit<EvidenceRecord, "recordedAt"> {
   recordedAt: string;
   /** Null once erasure emptied it (the digest stays). */
   recordingId: string | null;
