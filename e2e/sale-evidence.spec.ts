@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Server } from "node:http";
 import type { Page } from "@playwright/test";
 import { EVIDENCE_MESSAGES } from "../lib/validation/evidence";
@@ -6,12 +7,20 @@ import type { SaleFormPage } from "./pages/sale-form-page";
 import { expectNoAxeViolations } from "./support/accessibility";
 import { ALLOWED_PORTAL, PORTAL_PORTS } from "./support/environment";
 import { signEmbedToken, startPortal } from "./support/portal";
-import { freshCpf, sandboxControl, sandboxStats } from "./support/sandbox";
+import { apiKeyFromCli } from "./support/agents-cli";
+import { apiSale, freshCpf, sandboxControl, sandboxStats } from "./support/sandbox";
 
 // A 1366×768 screen minus the browser's own bars: the script and every field in view together.
 test.use({ viewport: { width: 1366, height: 657 } });
 
 const COMPLETO = "5b0e7d21-3c84-4f9a-a6d2-8e1f0c9b7a43";
+
+/** The scripted plan's script hash, as the form holds it once the plan is chosen. */
+async function scriptOfCompleto(page: Page): Promise<string> {
+  await page.goto("/");
+  await page.getByLabel("Plano", { exact: true }).selectOption(COMPLETO);
+  return page.locator('input[name="scriptHash"]').inputValue();
+}
 
 const customer = (plan: string) => ({
   cpf: freshCpf(),
@@ -176,6 +185,49 @@ test("the script and every field are in view together at 1366×657, and axe find
   await expect(page.getByText(EVIDENCE_MESSAGES.confirmationsMissing)).toBeVisible();
   await expectWholeFormInView(saleForm);
   await expectNoAxeViolations(page);
+});
+
+test("the JSON doors sell the scripted plan only with its evidence: a session's with it, a key alone never", async ({
+  signedIn: page,
+}) => {
+  const script = await scriptOfCompleto(page);
+  const sale = () => apiSale({ planId: COMPLETO });
+  const before = (await sandboxStats()).saleRequests;
+  // The session's JSON API: without the ticks, refused as the form refuses.
+  const bare = await page.request.post("/api/sales", {
+    data: sale(),
+    headers: { "Idempotency-Key": randomUUID() },
+  });
+  expect(bare.status()).toBe(400);
+  expect((await bare.json()).fieldErrors).toEqual({ confirmations: EVIDENCE_MESSAGES.confirmationsMissing });
+  // An integration's key alone: no agent read the script to anyone.
+  const key = await apiKeyFromCli([
+    "create",
+    "--name",
+    `evidence-${randomUUID().slice(0, 8)}`,
+    "--scopes",
+    "sales:write",
+  ]);
+  const byKey = await page.request.post("/api/v1/sales", {
+    data: sale(),
+    headers: { "Idempotency-Key": randomUUID(), Authorization: `Bearer ${key}` },
+  });
+  expect(byKey.status()).toBe(400);
+  expect(JSON.stringify(await byKey.json())).toContain(EVIDENCE_MESSAGES.scriptedPlanInSession);
+  expect((await sandboxStats()).saleRequests).toBe(before);
+  // With the ticks, the session's JSON API sells it.
+  const at = new Date().toISOString();
+  const sold = await page.request.post("/api/sales", {
+    data: {
+      ...sale(),
+      scriptHash: script,
+      confirmations: { valor: at, dados: at },
+      recordingId: "rec-api-1",
+    },
+    headers: { "Idempotency-Key": randomUUID() },
+  });
+  expect(sold.status()).toBe(201);
+  expect((await sandboxStats()).saleRequests).toBe(before + 1);
 });
 
 test.describe("in a partner portal", () => {

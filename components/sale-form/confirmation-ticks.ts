@@ -16,7 +16,7 @@ export function firstMissingConfirmation(
   confirmations: readonly ShownConfirmation[],
   ticks: Ticks,
 ): ShownConfirmation | null {
-  return confirmations.find((item) => item.required && ticks[item.id] === undefined) ?? null;
+  return confirmations.find((item) => item.required && !Object.hasOwn(ticks, item.id)) ?? null;
 }
 
 /**

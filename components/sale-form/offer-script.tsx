@@ -41,7 +41,7 @@ export function OfferScript({ evidence, className }: { evidence: SaleEvidence; c
         <legend className="text-sm font-medium text-slate-800">Confirmações do cliente</legend>
         {script.confirmations.map((confirmation) => {
           const id = confirmationControlId(confirmation.id);
-          const ticked = ticks[confirmation.id] !== undefined;
+          const ticked = Object.hasOwn(ticks, confirmation.id);
           const invalid = Boolean(error) && confirmation.required && !ticked;
           return (
             <div

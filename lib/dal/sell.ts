@@ -18,7 +18,7 @@ import { shownScriptOf } from "./plans";
 import { agentActor } from "@/lib/db/queries/audit-events";
 import type { SaleEvidenceToRecord } from "@/lib/db/queries/sale-evidence";
 import { buildEvidence, evidenceFieldErrors, readEvidenceFields } from "@/lib/sales/evidence";
-import type { EvidenceField } from "@/lib/validation/evidence";
+import { EVIDENCE_MESSAGES, type EvidenceField } from "@/lib/validation/evidence";
 import { verifySession, type SessionAgent } from "./session";
 
 export type SellResult =
@@ -118,10 +118,19 @@ async function recordAndSend(input: SaleInput, seller: Seller): Promise<SellResu
   if (!parsed.success) return { ok: false, code: "invalid_fields", fieldErrors: fieldErrorsOf(parsed.error) };
 
   const { agent } = seller;
-  // A plan with an offer script sells through the form only with its evidence (lib/sales/evidence.ts).
-  const script = channel === "form" ? shownScriptOf(parsed.data.planId) : null;
+  // A plan with an offer script sells only with its evidence (lib/sales/evidence.ts): from an agent's session, the
+  // form's fields or the same three in the JSON body; an integration's key alone has no agent who read the script
+  // to a customer, and is refused.
+  const script = shownScriptOf(parsed.data.planId);
   let evidence: SaleEvidenceToRecord | undefined;
-  if (script && agent && "sessionId" in agent) {
+  if (script) {
+    if (!agent || !("sessionId" in agent)) {
+      return {
+        ok: false,
+        code: "invalid_fields",
+        fieldErrors: { confirmations: EVIDENCE_MESSAGES.scriptedPlanInSession },
+      };
+    }
     const fields = readEvidenceFields(input.fields);
     const built =
       fields === "malformed"

@@ -75,6 +75,20 @@ describe("the evidence of a scripted sale", () => {
     ).toEqual({ ok: false, problem: { code: "confirmations_missing", missing: ["valor"] } });
   });
 
+  it("reads a confirmation named like an object's own property only when it was ticked", () => {
+    const named = showScript({
+      ...plan,
+      script: { ...plan.script, confirmations: [{ id: "constructor", text: "Confirmou", required: true }] },
+    }) as ShownScript;
+    const confirm = (confirmedAt: Record<string, string>) =>
+      buildEvidence(named, { scriptHash: named.hash, confirmedAt, recordingId: null }, seller, now);
+    expect(confirm({})).toEqual({
+      ok: false,
+      problem: { code: "confirmations_missing", missing: ["constructor"] },
+    });
+    expect(confirm(ticked(["constructor"])).ok).toBe(true);
+  });
+
   it("refuses a script the form showed that is not the plan's now", () => {
     const built = buildEvidence(
       script,

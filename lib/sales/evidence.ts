@@ -69,19 +69,23 @@ export type EvidenceProblem =
  */
 export function readEvidenceFields(fields: Record<string, unknown>): EvidenceInput | "malformed" {
   const text = (value: unknown) => (typeof value === "string" ? value : "");
-  const rawConfirmations = text(fields.confirmations).trim();
-  let confirmedAt: Record<string, string> = {};
-  if (rawConfirmations) {
-    if (rawConfirmations.length > 4_000) return "malformed";
+  // The form posts the ticks as a JSON string; the session's JSON API may send the object itself.
+  let ticks: unknown = fields.confirmations;
+  if (typeof ticks === "string") {
+    const raw = ticks.trim();
+    if (raw.length > 4_000) return "malformed";
     try {
-      const parsed: unknown = JSON.parse(rawConfirmations);
-      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return "malformed";
-      if (Object.values(parsed).some((value) => typeof value !== "string")) return "malformed";
-      confirmedAt = parsed as Record<string, string>;
+      ticks = raw ? JSON.parse(raw) : {};
     } catch {
       return "malformed";
     }
+  } else if (ticks === undefined || ticks === null) {
+    ticks = {};
   }
+  if (!ticks || typeof ticks !== "object" || Array.isArray(ticks)) return "malformed";
+  const entries = Object.entries(ticks);
+  if (entries.length > 20 || entries.some(([, value]) => typeof value !== "string")) return "malformed";
+  const confirmedAt = Object.fromEntries(entries) as Record<string, string>;
   const recordingId = text(fields.recordingId).trim();
   return { scriptHash: text(fields.scriptHash).trim(), confirmedAt, recordingId: recordingId || null };
 }
@@ -104,7 +108,7 @@ export function buildEvidence(
   }
   const confirmations: EvidenceConfirmation[] = [];
   for (const item of script.confirmations) {
-    const at = input.confirmedAt[item.id];
+    const at = Object.hasOwn(input.confirmedAt, item.id) ? input.confirmedAt[item.id] : undefined;
     if (at === undefined) continue;
     const time = Date.parse(at);
     if (
@@ -118,7 +122,7 @@ export function buildEvidence(
     confirmations.push({ ...item, confirmedAt: new Date(time).toISOString() });
   }
   const missing = script.confirmations
-    .filter((item) => item.required && input.confirmedAt[item.id] === undefined)
+    .filter((item) => item.required && !Object.hasOwn(input.confirmedAt, item.id))
     .map((item) => item.id);
   if (missing.length > 0) return { ok: false, problem: { code: "confirmations_missing", missing } };
   const { recordingId } = input;

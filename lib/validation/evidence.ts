@@ -16,6 +16,8 @@ export type EvidenceField = (typeof EVIDENCE_FIELDS)[number];
 export const EVIDENCE_MESSAGES = {
   confirmationsMissing: "Marque as confirmações obrigatórias do cliente antes de enviar.",
   confirmationsInvalid: "As confirmações não conferem com o roteiro: desmarque e marque de novo.",
+  scriptedPlanInSession:
+    "Este plano é vendido com roteiro de oferta: a venda precisa de um agente que leia o roteiro ao cliente e registre as confirmações.",
   recordingIdInvalid: "Use até 100 letras, números ou . _ : / # - no ID da gravação.",
 } as const;
 

@@ -22,7 +22,9 @@ CREATE INDEX "audit_events_protocol_idx" ON "audit_events" USING btree ("protoco
 CREATE FUNCTION "sale_evidence_guard"() RETURNS trigger LANGUAGE plpgsql SET search_path = pg_catalog, public AS $$
 BEGIN
   IF TG_OP = 'UPDATE' AND NEW."recording_id" IS NULL
-    AND (to_jsonb(NEW) - 'recording_id') = (to_jsonb(OLD) - 'recording_id') THEN
+    AND (to_jsonb(NEW) - 'recording_id') = (to_jsonb(OLD) - 'recording_id')
+    AND EXISTS (SELECT 1 FROM "sales" WHERE "submission_id" = NEW."submission_id"
+      AND "personal_data_erased_at" IS NOT NULL) THEN
     RETURN NEW;
   END IF;
   RAISE EXCEPTION 'sale_evidence is written once: only erasure may empty recording_id'
@@ -31,3 +33,12 @@ END
 $$;--> statement-breakpoint
 CREATE TRIGGER "sale_evidence_guard" BEFORE UPDATE OR DELETE ON "sale_evidence"
   FOR EACH ROW EXECUTE FUNCTION "sale_evidence_guard"();
+--> statement-breakpoint
+-- Erasure rebuilds the planner's statistics (lib/db/queries/customer-data.ts): the recording ids' sampled values go
+-- with the sales' own.
+CREATE OR REPLACE FUNCTION "analyze_sales"() RETURNS void LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+BEGIN
+  ANALYZE public.sales;
+  ANALYZE public.sale_evidence;
+END
+$$;

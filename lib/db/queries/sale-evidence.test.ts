@@ -121,7 +121,7 @@ describe.each(testDatabases)("a scripted sale's evidence on $name", ({ open }) =
     ).toHaveLength(1);
   });
 
-  it("cannot be changed or deleted, except its recording id emptied", async () => {
+  it("cannot be changed or deleted, nor its recording id emptied before its sale is erased", async () => {
     const { submissionId } = await sell();
     await expect(
       handle.db
@@ -138,11 +138,13 @@ describe.each(testDatabases)("a scripted sale's evidence on $name", ({ open }) =
         .set({ recordingId: null, door: "cli" })
         .where(eq(saleEvidence.submissionId, submissionId)),
     ).rejects.toThrow();
-    await handle.db
-      .update(saleEvidence)
-      .set({ recordingId: null })
-      .where(eq(saleEvidence.submissionId, submissionId));
-    expect((await findSaleEvidence(handle.db, submissionId))?.recordingId).toBeNull();
+    await expect(
+      handle.db
+        .update(saleEvidence)
+        .set({ recordingId: null })
+        .where(eq(saleEvidence.submissionId, submissionId)),
+    ).rejects.toThrow();
+    expect((await findSaleEvidence(handle.db, submissionId))?.recordingId).toBe("rec-42");
   });
 
   it("keeps what proves the sale through retention's erasure, and loses the recording id", async () => {
