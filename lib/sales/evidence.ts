@@ -101,6 +101,11 @@ export function buildEvidence(
   now: Date,
 ):
   { ok: true; record: EvidenceRecord; recordingId: string | null } | { ok: false; problem: EvidenceProblem } {
+  // No script named at all (a program that did not send the evidence): the confirmations are what it lacks.
+  if (input.scriptHash === "") {
+    const missing = script.confirmations.filter((item) => item.required).map((item) => item.id);
+    return { ok: false, problem: { code: "confirmations_missing", missing } };
+  }
   if (input.scriptHash !== script.hash) return { ok: false, problem: { code: "script_changed" } };
   const known = new Set(script.confirmations.map((item) => item.id));
   if (Object.keys(input.confirmedAt).some((id) => !known.has(id))) {
