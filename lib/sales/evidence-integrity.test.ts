@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/lib/db/connection";
-import { insertAgent } from "@/lib/db/queries/agents";
 import { readChainOfSale } from "@/lib/db/queries/audit-events";
 import { eraseExpiredBatch } from "@/lib/db/queries/customer-data";
 import { findSaleEvidence, recordSaleEvidence } from "@/lib/db/queries/sale-evidence";
@@ -17,28 +16,16 @@ import { sales } from "@/lib/db/schema";
 import { validSale } from "@/sandbox/test-support";
 import { runTool } from "@/test/cli";
 import { testDatabases } from "@/test/databases";
+import { anAgent, SHOWN_SCRIPT } from "@/test/offer-script";
 import { buildDisputePack, signDisputePack, type SignedDisputePack } from "./dispute-pack";
 import { buildEvidence } from "./evidence";
 import { checkSaleEvidence, describeIntegrityProblem, verifyDisputePack } from "./evidence-integrity";
 import { evidenceSigningKey } from "./evidence-key";
-import { showScript } from "./offer-script";
 import { formatProtocol, newProtocol } from "./protocol";
 import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
 
 const AUTH_SECRET = "a-test-secret-for-dispute-packs-0123456789abcdef";
-const SCRIPT = showScript({
-  name: "Plano Completo",
-  price: 99.9,
-  script: {
-    version: "2026-11",
-    text: "O {plano} custa {preco} por mês.",
-    confirmations: [
-      { id: "valor", text: "Cliente aceitou {preco} por mês", required: true },
-      { id: "dados", text: "Cliente confirmou os dados", required: true },
-      { id: "ofertas", text: "Cliente aceita ofertas", required: false },
-    ],
-  },
-})!;
+const SCRIPT = SHOWN_SCRIPT;
 
 describe.each(testDatabases)("a scripted sale's evidence and its dispute pack on $name", ({ open }) => {
   let handle: DatabaseHandle & { databaseUrl?: string; dataDir: string };
@@ -117,14 +104,7 @@ describe.each(testDatabases)("a scripted sale's evidence and its dispute pack on
   beforeAll(async () => {
     handle = await open();
     env = { DATA_DIR: handle.dataDir, DATABASE_URL: handle.databaseUrl ?? "", AUTH_SECRET };
-    agentId = (
-      await insertAgent(handle.db, {
-        email: "ana@example.com",
-        name: "Ana",
-        role: "agent",
-        passwordHash: null,
-      })
-    ).id;
+    agentId = await anAgent(handle.db);
   });
   afterAll(() => handle.close());
 

@@ -1,21 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { buildEvidence, evidenceContent, evidenceHash, readEvidenceFields } from "./evidence";
+import { SCRIPTED_PLAN, SHOWN_SCRIPT } from "@/test/offer-script";
 import { sha256Hex, shownScriptContent, showScript, type ShownScript } from "./offer-script";
 
-const plan = {
-  name: "Plano Completo",
-  price: 69.9,
-  script: {
-    version: "2026-11",
-    text: "O {plano} custa {preco} por mês.",
-    confirmations: [
-      { id: "valor", text: "O cliente aceitou o valor de {preco} por mês", required: true },
-      { id: "dados", text: "O cliente autorizou o uso dos dados", required: true },
-      { id: "ofertas", text: "O cliente aceita ofertas", required: false },
-    ],
-  },
-};
-const script = showScript(plan) as ShownScript;
+const plan = SCRIPTED_PLAN;
+const script = SHOWN_SCRIPT;
 const now = new Date("2026-11-29T13:00:00.000Z");
 const seller = { submissionId: "6f1c1d8e-8a3b-4c4e-9a51-0b7f3c2d1e00", agentId: "a1", door: "password" };
 const ticked = (ids: string[], at = "2026-11-29T12:58:30.250Z") =>

@@ -3,32 +3,21 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainVerifier } from "@/lib/audit/chain";
 import type { DatabaseHandle } from "@/lib/db/connection";
-import { insertAgent } from "@/lib/db/queries/agents";
 import { readChain, readChainOfSale } from "@/lib/db/queries/audit-events";
 import { eraseExpiredBatch } from "@/lib/db/queries/customer-data";
 import { saleEvidence } from "@/lib/db/schema";
 import { createPartnerApiClient, type PartnerApiClient } from "@/lib/partner-api";
 import { buildEvidence, evidenceHash } from "@/lib/sales/evidence";
-import { sha256Hex, showScript, type ShownScript } from "@/lib/sales/offer-script";
+import { sha256Hex } from "@/lib/sales/offer-script";
 import { submitSale } from "@/lib/sales/submit-sale";
 import type { ValidSale } from "@/lib/validation/sale";
 import { clientConfigFor, startSandbox, validSale, type RunningSandbox } from "@/sandbox/test-support";
 import { testDatabases } from "@/test/databases";
+import { anAgent, SHOWN_SCRIPT } from "@/test/offer-script";
 import { findSaleEvidence } from "./sale-evidence";
 
 const silent = { info() {}, warn() {}, error() {} };
-const script = showScript({
-  name: "Plano Completo",
-  price: 69.9,
-  script: {
-    version: "2026-11",
-    text: "O {plano} custa {preco} por mês.",
-    confirmations: [
-      { id: "valor", text: "O cliente aceitou o valor de {preco}", required: true },
-      { id: "dados", text: "O cliente autorizou o uso dos dados", required: true },
-    ],
-  },
-}) as ShownScript;
+const script = SHOWN_SCRIPT;
 
 describe.each(testDatabases)("a scripted sale's evidence on $name", ({ open }) => {
   let handle: DatabaseHandle;
@@ -40,9 +29,7 @@ describe.each(testDatabases)("a scripted sale's evidence on $name", ({ open }) =
     handle = await open();
     sandbox = await startSandbox();
     api = createPartnerApiClient(clientConfigFor(sandbox.url, { timeoutMs: 5_000 }), { log: silent });
-    agentId = (
-      await insertAgent(handle.db, { email: "a@example.com", name: "Ana", role: "agent", passwordHash: null })
-    ).id;
+    agentId = await anAgent(handle.db);
   });
   afterAll(async () => {
     await sandbox.close();
