@@ -141,7 +141,13 @@ export function useSaleSubmission({
 
   // The outcome describes the data it was given: any edit makes it stale, so it goes, with the provider's marks
   // on the fields (the fix is sent as a new submission).
-  const clearOutcome = () => {
+  const clearOutcome = (event?: { target: EventTarget | null }) => {
+    // A failed sale (nothing sent) keeps its id while the agent fixes it; another plan is another offer, with
+    // another script to confirm, so it goes as a new sale (the ledger keeps one attempt's evidence per sale).
+    const failed = answer.ok && answer.data.status === "failed";
+    if (failed && event?.target instanceof HTMLSelectElement && event.target.name === "planId") {
+      setSubmissionId(newSubmissionId());
+    }
     if (locked || (state.ok === false && !state.message)) return;
     for (const field of SALE_FIELDS) {
       if (formState.errors[field]?.type === "server") clearErrors(field);

@@ -118,6 +118,22 @@ describe.each(testDatabases)("the sales ledger on $name", ({ open }) => {
       () => draws.shift()!,
     );
     expect(claim).toMatchObject({ claimed: true, sale: { protocol: fresh } });
+
+    // Inside a transaction too (a scripted sale's claim): the collision leaves the transaction usable.
+    const freshToo = newProtocol();
+    const again = [taken.sale.protocol, freshToo];
+    const inTransaction = await handle.db.transaction(async (tx) => {
+      const claimed = await claimSubmission(
+        tx,
+        { submissionId: randomUUID(), agentId, request: sale() },
+        () => again[0]!,
+      ).catch((error: unknown) => error);
+      expect(claimed).toBeInstanceOf(Error);
+      return claimSubmission(tx, { submissionId: randomUUID(), agentId, request: sale() }, () =>
+        again.shift()!,
+      );
+    });
+    expect(inTransaction).toMatchObject({ claimed: true, sale: { protocol: freshToo } });
   });
 
   it("answers the same submissionId from the ledger without calling the upstream again", async () => {

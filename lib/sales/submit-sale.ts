@@ -20,7 +20,11 @@ import type { ValidSale } from "@/lib/validation/sale";
  * talking to the provider (`replay`: the row was there before this call). Or a submissionId that belongs to another
  * agent's sale.
  */
-export type Submission = { kind: "recorded"; replay: boolean; sale: Sale } | { kind: "not-yours" };
+export type Submission =
+  | { kind: "recorded"; replay: boolean; sale: Sale }
+  | { kind: "not-yours" }
+  /** A failed sale recorded with an offer script's evidence, sent again without any: nothing sent. */
+  | { kind: "evidence-missing" };
 
 /**
  * The order that keeps every sale: the ledger row first (`pending`), then the upstream, then the outcome.
@@ -47,9 +51,11 @@ export async function submitSale(
       integrationId,
       traceparent: currentTraceparent(),
       request: buildSaleBody(sale, deps.partnerSource),
+      withEvidence: Boolean(input.evidence),
     };
     const { evidence } = input;
-    // A scripted sale's evidence is written with its claim, in one transaction: no sale goes out without it.
+    // A scripted sale's evidence is written with its claim, in one transaction: no sale goes out without it. A
+    // failed sale sent again gets this attempt's evidence, which is what was offered in the sale that goes out.
     const claim = evidence
       ? await db.transaction(async (tx) => {
           await holdAuditTrail(tx);
@@ -65,6 +71,14 @@ export async function submitSale(
     // The key belongs to the seller that made it: the same agent and the same integration (or none).
     if (claim.sale.agentId !== agentId || claim.sale.integrationId !== integrationId)
       return { kind: "not-yours" };
+    // Not claimed though failed, and no erasure: its evidence is what kept it (claimSubmission).
+    if (
+      claim.sale.status === "failed" &&
+      !input.evidence &&
+      !claim.sale.personalDataErasedAt &&
+      !claim.sale.erasureRequestedAt
+    )
+      return { kind: "evidence-missing" };
     if (claim.sale.status !== "pending")
       log.info("sales.replay", { submissionId, status: claim.sale.status });
     return { kind: "recorded", replay: true, sale: claim.sale };

@@ -5,13 +5,21 @@ import { ChainVerifier } from "@/lib/audit/chain";
 import type { DatabaseHandle } from "@/lib/db/connection";
 import { readChain, readChainOfSale } from "@/lib/db/queries/audit-events";
 import { eraseExpiredBatch } from "@/lib/db/queries/customer-data";
-import { saleEvidence } from "@/lib/db/schema";
+import { saleEvidence, sales } from "@/lib/db/schema";
+import { checkSaleEvidence } from "@/lib/sales/evidence-integrity";
+import type { Stats } from "@/sandbox/state";
 import { createPartnerApiClient, type PartnerApiClient } from "@/lib/partner-api";
 import { buildEvidence, evidenceHash } from "@/lib/sales/evidence";
 import { sha256Hex } from "@/lib/sales/offer-script";
 import { submitSale } from "@/lib/sales/submit-sale";
 import type { ValidSale } from "@/lib/validation/sale";
-import { clientConfigFor, startSandbox, validSale, type RunningSandbox } from "@/sandbox/test-support";
+import {
+  clientConfigFor,
+  control,
+  startSandbox,
+  validSale,
+  type RunningSandbox,
+} from "@/sandbox/test-support";
 import { testDatabases } from "@/test/databases";
 import { anAgent, SHOWN_SCRIPT } from "@/test/offer-script";
 import { findSaleEvidence } from "./sale-evidence";
@@ -36,10 +44,24 @@ describe.each(testDatabases)("a scripted sale's evidence on $name", ({ open }) =
     await handle.close();
   });
 
-  /** A form sale of the scripted plan, both confirmations ticked a minute ago, with a recording id. */
-  const sell = async (submissionId = randomUUID()) => {
+  /** A closed port: a sale through it fails before anything is sent. */
+  let unreachable: PartnerApiClient;
+  beforeAll(async () => {
+    const closed = await startSandbox();
+    unreachable = createPartnerApiClient(clientConfigFor(closed.url, { timeoutMs: 5_000 }), { log: silent });
+    await closed.close();
+  });
+
+  /**
+   * A form sale of the scripted plan, both confirmations ticked `tickedAgoMs` ago (a minute), with a recording id;
+   * or, with `evidence: false`, the same sale as if its plan had no script.
+   */
+  const submit = async (
+    submissionId: string,
+    options: { tickedAgoMs?: number; partnerApi?: PartnerApiClient; evidence?: boolean } = {},
+  ) => {
     const now = new Date();
-    const tickedAt = new Date(now.getTime() - 60_000).toISOString();
+    const tickedAt = new Date(now.getTime() - (options.tickedAgoMs ?? 60_000)).toISOString();
     const built = buildEvidence(
       script,
       { scriptHash: script.hash, confirmedAt: { valor: tickedAt, dados: tickedAt }, recordingId: "rec-42" },
@@ -48,20 +70,27 @@ describe.each(testDatabases)("a scripted sale's evidence on $name", ({ open }) =
     );
     if (!built.ok) throw new Error("the test's evidence is refused");
     const submission = await submitSale(
-      { db: handle.db, partnerApi: api, partnerSource: "Parceiro" },
+      { db: handle.db, partnerApi: options.partnerApi ?? api, partnerSource: "Parceiro" },
       {
         agentId,
         submissionId,
         sale: validSale() as unknown as ValidSale,
-        evidence: {
-          record: built.record,
-          recordingId: built.recordingId,
-          actor: { actor: `agent:${agentId}`, agentId, door: "password" },
-        },
+        evidence:
+          options.evidence === false
+            ? undefined
+            : {
+                record: built.record,
+                recordingId: built.recordingId,
+                actor: { actor: `agent:${agentId}`, agentId, door: "password" },
+              },
       },
     );
+    return { submission, record: built.record };
+  };
+  const sell = async (submissionId = randomUUID()) => {
+    const { submission, record } = await submit(submissionId);
     if (submission.kind !== "recorded") throw new Error("not recorded");
-    return { submissionId, protocol: submission.sale.protocol, record: built.record };
+    return { submissionId, protocol: submission.sale.protocol, record };
   };
   const evidenceRows = (protocol: string) =>
     readChainOfSale(handle.db, protocol).then((rows) =>
@@ -99,13 +128,69 @@ describe.each(testDatabases)("a scripted sale's evidence on $name", ({ open }) =
     expect(await chainHolds()).toBeNull();
   });
 
-  it("is recorded once when the same submission comes again", async () => {
+  it("is recorded once when the same submission comes again (its sale already sent)", async () => {
     const { submissionId, protocol } = await sell();
     await sell(submissionId);
     expect(await evidenceRows(protocol)).toHaveLength(1);
     expect(
       await handle.db.select().from(saleEvidence).where(eq(saleEvidence.submissionId, submissionId)),
     ).toHaveLength(1);
+  });
+
+  it("is the new attempt's when a failed sale goes again, and the trail's last row names it", async () => {
+    const submissionId = randomUUID();
+    const failed = await submit(submissionId, { tickedAgoMs: 120_000, partnerApi: unreachable });
+    expect(failed.submission).toMatchObject({ kind: "recorded", sale: { status: "failed" } });
+    const { submission, record } = await submit(submissionId);
+    expect(submission).toMatchObject({
+      kind: "recorded",
+      replay: false,
+      sale: { status: "accepted", attempts: 2 },
+    });
+    if (submission.kind !== "recorded") return;
+
+    const row = await findSaleEvidence(handle.db, submissionId);
+    expect(row!.confirmations.map((item) => item.confirmedAt)).toEqual(
+      record.confirmations.map((item) => item.confirmedAt),
+    );
+    expect(row!.evidenceHash).toBe(evidenceHash(record));
+    const rows = await evidenceRows(submission.sale.protocol);
+    expect(rows.map((audit) => JSON.parse(audit.details).evidenceHash)).toEqual([
+      evidenceHash(failed.record),
+      evidenceHash(record),
+    ]);
+    expect(await checkSaleEvidence(handle.db, submission.sale.protocol, row!)).toEqual([]);
+    expect(await chainHolds()).toBeNull();
+  });
+
+  it("keeps a failed scripted sale from going again without evidence (another plan): nothing sent", async () => {
+    const submissionId = randomUUID();
+    const first = await submit(submissionId, { partnerApi: unreachable });
+    expect(first.submission).toMatchObject({ kind: "recorded", sale: { status: "failed" } });
+    const before = (await control<Stats>(sandbox.url, "GET", "stats")).body.saleRequests;
+
+    const again = await submit(submissionId, { evidence: false });
+    expect(again.submission).toEqual({ kind: "evidence-missing" });
+    expect((await control<Stats>(sandbox.url, "GET", "stats")).body.saleRequests).toBe(before);
+    expect(await findSaleEvidence(handle.db, submissionId)).toMatchObject({
+      evidenceHash: evidenceHash(first.record),
+    });
+  });
+
+  it("is replaced only by the claim that sends its sale again, in that claim's transaction", async () => {
+    const submissionId = randomUUID();
+    await submit(submissionId, { partnerApi: unreachable });
+    // The sale looks re-claimed (pending, a second attempt), but by another transaction than this update's.
+    await handle.db
+      .update(sales)
+      .set({ status: "pending", attempts: 2 })
+      .where(eq(sales.submissionId, submissionId));
+    await expect(
+      handle.db
+        .update(saleEvidence)
+        .set({ scriptText: "outro" })
+        .where(eq(saleEvidence.submissionId, submissionId)),
+    ).rejects.toThrow();
   });
 
   it("cannot be changed or deleted, nor its recording id emptied before its sale is erased", async () => {

@@ -14,7 +14,8 @@ export interface SaleEvidenceToRecord {
 /**
  * A scripted sale's evidence and its row in the audit trail (`sale.evidence_recorded`, carrying the record's hash
  * into the chain), in the caller's transaction: the one that claims the sale, before anything is sent, which holds
- * the trail (holdAuditTrail) from its start. A record already there (a failed sale sent again) stays as it was.
+ * the trail (holdAuditTrail) from its start. A failed sale sent again (claimSubmission) gets the new attempt's
+ * record in place of the old one, and a new audit row: the trail's last one for a sale is its evidence's.
  */
 export async function recordSaleEvidence(
   tx: Database,
@@ -22,12 +23,12 @@ export async function recordSaleEvidence(
 ): Promise<void> {
   const { record } = input;
   const hash = evidenceHash(record);
-  const [inserted] = await tx
+  const row = { ...record, recordingId: input.recordingId, evidenceHash: hash };
+  await tx
     .insert(saleEvidence)
-    .values({ ...record, recordingId: input.recordingId, evidenceHash: hash })
-    .onConflictDoNothing({ target: saleEvidence.submissionId })
-    .returning({ submissionId: saleEvidence.submissionId });
-  if (!inserted) return;
+    .values(row)
+    // The table's guard (migration 0022) lets only a failed sale's new claim, in its transaction, replace it.
+    .onConflictDoUpdate({ target: saleEvidence.submissionId, set: row });
   await recordAuditEvent(tx, {
     ...input.actor,
     action: "sale.evidence_recorded",

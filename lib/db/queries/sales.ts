@@ -6,10 +6,17 @@ import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
 import { newProtocol } from "@/lib/sales/protocol";
 import type { Database } from "../connection";
 import { prepared } from "../prepared";
-import { isUniqueViolation } from "../unique-violation";
 import { agentActor, holdAuditTrail, recordAuditEvent } from "./audit-events";
 import { eraseIfRequested } from "./customer-data";
-import { agents, integrations, sales, type Sale, type SaleResolution, type SaleStatus } from "../schema";
+import {
+  agents,
+  integrations,
+  saleEvidence,
+  sales,
+  type Sale,
+  type SaleResolution,
+  type SaleStatus,
+} from "../schema";
 
 /**
  * When a sale's row changes, as the changes feed (lib/db/queries/api-sales.ts) orders it: the clock when the row is
@@ -23,6 +30,7 @@ export type Claim = { claimed: true; sale: Sale } | { claimed: false; sale: Sale
 /**
  * Takes the right to call the upstream for a submission: a new row, or a `failed` one (nothing was sent)
  * moved back to `pending`. Anything else is returned as it stands, so a second submission never calls twice.
+ * Raises nothing on a protocol already drawn, so it may run inside the caller's transaction (a scripted sale's).
  */
 export async function claimSubmission(
   db: Database,
@@ -34,6 +42,11 @@ export async function claimSubmission(
     request: PartnerSaleRequestBody;
     /** The request's trace, which the sale's webhook deliveries continue (migration 0020). */
     traceparent?: string | null;
+    /**
+     * The caller records this attempt's offer-script evidence with the claim (lib/sales/submit-sale.ts). Without
+     * it a failed sale that had evidence is not sent again: its evidence would describe another sale.
+     */
+    withEvidence?: boolean;
   },
   /** Where a new row's protocol comes from (a test may force a collision). */
   drawProtocol: () => string = newProtocol,
@@ -50,64 +63,60 @@ export async function claimSubmission(
         traceparent: sql.placeholder("traceparent"),
         updatedAt: SALE_CHANGED_NOW,
       })
-      .onConflictDoNothing({ target: sales.submissionId })
+      // Any unique key: the submission id (claimed before) or the protocol (drawn before; drawn again below).
+      .onConflictDoNothing()
       .returning()
       .prepare(statementName),
   );
-  const [inserted] = await insertWithFreshProtocol(() =>
-    insert.execute({
+  // Two sales drawing the same protocol (one chance in 3.5·10¹³ per pair) is settled by drawing again: a conflict
+  // with no row under this submission id was the protocol's.
+  for (let draw = 1; ; draw += 1) {
+    const [inserted] = await insert.execute({
       ...input,
       integrationId: input.integrationId ?? null,
       traceparent: input.traceparent ?? null,
       protocol: drawProtocol(),
-    }),
-  );
-  if (inserted) return { claimed: true, sale: inserted };
+    });
+    if (inserted) return { claimed: true, sale: inserted };
 
-  const [retried] = await db
-    .update(sales)
-    .set({
-      status: "pending",
-      request: input.request,
-      attempts: sql`${sales.attempts} + 1`,
-      outcomeDetail: null,
-      upstreamStatus: null,
-      upstreamMessage: null,
-      completedAt: null,
-      updatedAt: SALE_CHANGED_NOW,
-    })
-    .where(
-      and(
-        eq(sales.submissionId, input.submissionId),
-        // Only its own seller sends a failed sale again: the same agent and the same integration (or none).
-        sql`${sales.agentId} is not distinct from ${input.agentId}`,
-        sql`${sales.integrationId} is not distinct from ${input.integrationId ?? null}`,
-        eq(sales.status, "failed"),
-        // An erased sale, or one whose customer asked for erasure, is history: sending its key again answers what
-        // was recorded, it does not sell anew with the customer's data.
-        isNull(sales.personalDataErasedAt),
-        isNull(sales.erasureRequestedAt),
-      ),
-    )
-    .returning();
-  if (retried) return { claimed: true, sale: retried };
+    const [retried] = await db
+      .update(sales)
+      .set({
+        status: "pending",
+        request: input.request,
+        attempts: sql`${sales.attempts} + 1`,
+        outcomeDetail: null,
+        upstreamStatus: null,
+        upstreamMessage: null,
+        completedAt: null,
+        updatedAt: SALE_CHANGED_NOW,
+      })
+      .where(
+        and(
+          eq(sales.submissionId, input.submissionId),
+          // Only its own seller sends a failed sale again: the same agent and the same integration (or none).
+          sql`${sales.agentId} is not distinct from ${input.agentId}`,
+          sql`${sales.integrationId} is not distinct from ${input.integrationId ?? null}`,
+          eq(sales.status, "failed"),
+          // An erased sale, or one whose customer asked for erasure, is history: sending its key again answers what
+          // was recorded, it does not sell anew with the customer's data.
+          isNull(sales.personalDataErasedAt),
+          isNull(sales.erasureRequestedAt),
+          input.withEvidence
+            ? undefined
+            : sql`not exists (select 1 from ${saleEvidence} where ${saleEvidence.submissionId} = ${sales.submissionId})`,
+        ),
+      )
+      .returning();
+    if (retried) return { claimed: true, sale: retried };
 
-  const [existing] = await db.select().from(sales).where(eq(sales.submissionId, input.submissionId)).limit(1);
-  if (!existing) throw new Error("A submission vanished between its insert and its read.");
-  return { claimed: false, sale: existing };
-}
-
-/**
- * Two sales drawing the same protocol (one chance in 3.5·10¹³ per pair) is settled by drawing again: the unique
- * index refuses the second, and only that refusal is retried.
- */
-async function insertWithFreshProtocol<T>(insert: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await insert();
-    } catch (error) {
-      if (attempt >= 3 || !isUniqueViolation(error, "sales_protocol_key")) throw error;
-    }
+    const [existing] = await db
+      .select()
+      .from(sales)
+      .where(eq(sales.submissionId, input.submissionId))
+      .limit(1);
+    if (existing) return { claimed: false, sale: existing };
+    if (draw >= 3) throw new Error("No protocol could be drawn for a new sale: three draws were taken.");
   }
 }
 
