@@ -1,5 +1,5 @@
 import "server-only";
-import { OutcomeAlreadySettledError } from "@/lib/db/queries/sales";
+import { findSale, OutcomeAlreadySettledError } from "@/lib/db/queries/sales";
 import type { Sale } from "@/lib/db/schema";
 import type { RequestErrorCode } from "@/lib/errors";
 import { log } from "@/lib/log";
@@ -137,6 +137,12 @@ async function recordAndSend(input: SaleInput, seller: Seller): Promise<SellResu
         ? ({ ok: false, problem: { code: "confirmations_invalid" } } as const)
         : buildEvidence(script, fields, { submissionId, agentId: agent.id, door: agent.door }, new Date());
     if (!built.ok) {
+      // The same submission again, already sent: its outcome is the ledger's, whatever the ticks or the
+      // catalogue say now (a tick older than a call, a script changed since).
+      const replay = await sentBefore(submissionId, seller);
+      if (replay === "unavailable") return { ok: false, code: "service_unavailable" };
+      if (replay)
+        return { ok: true, result: saleResult(replay, true), httpStatus: httpStatusOf(replay, true) };
       const fieldErrors = evidenceFieldErrors(built.problem);
       return fieldErrors
         ? { ok: false, code: "invalid_fields", fieldErrors }
@@ -184,8 +190,27 @@ async function recordAndSend(input: SaleInput, seller: Seller): Promise<SellResu
   if (submission.kind === "not-yours") {
     return { ok: false, code: channel === "form" ? "stale_form" : "idempotency_key_in_use" };
   }
+  // A failed scripted sale sent again with a plan that has no script: its evidence would tell another sale.
+  if (submission.kind === "evidence-missing") return { ok: false, code: "script_changed" };
   const { sale, replay } = submission;
   return { ok: true, result: saleResult(sale, replay), httpStatus: httpStatusOf(sale, replay) };
+}
+
+/**
+ * The seller's own sale under `submissionId` as the ledger has it, if it went out (or is on its way): any status
+ * but `failed`, which would be sent again and so needs this attempt's evidence.
+ */
+async function sentBefore(submissionId: string, seller: Seller): Promise<Sale | null | "unavailable"> {
+  try {
+    const sale = await findSale(await getDb(), submissionId);
+    if (!sale || sale.status === "failed") return null;
+    const mine = sale.agentId === (seller.agent?.id ?? null) && sale.integrationId === seller.integrationId;
+    if (mine) log.info("sales.replay", { submissionId, status: sale.status });
+    return mine ? sale : null;
+  } catch (error) {
+    log.error("sales.replay_lookup_failed", { submissionId, error });
+    return "unavailable";
+  }
 }
 
 /**
