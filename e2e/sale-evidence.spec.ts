@@ -217,17 +217,47 @@ test("the JSON doors sell the scripted plan only with its evidence: a session's 
   expect((await sandboxStats()).saleRequests).toBe(before);
   // With the ticks, the session's JSON API sells it.
   const at = new Date().toISOString();
+  const idempotencyKey = randomUUID();
+  const body = {
+    ...sale(),
+    scriptHash: script,
+    confirmations: { valor: at, dados: at },
+    recordingId: "rec-api-1",
+  };
   const sold = await page.request.post("/api/sales", {
-    data: {
-      ...sale(),
-      scriptHash: script,
-      confirmations: { valor: at, dados: at },
-      recordingId: "rec-api-1",
-    },
-    headers: { "Idempotency-Key": randomUUID() },
+    data: body,
+    headers: { "Idempotency-Key": idempotencyKey },
   });
   expect(sold.status()).toBe(201);
   expect((await sandboxStats()).saleRequests).toBe(before + 1);
+  // The same sale again, its ticks lost on the way: the ledger answers it, as any replay, and sends nothing.
+  const again = await page.request.post("/api/sales", {
+    data: { ...body, confirmations: {} },
+    headers: { "Idempotency-Key": idempotencyKey },
+  });
+  expect(again.status()).toBe(200);
+  expect(await again.json()).toMatchObject({ status: "accepted", protocol: (await sold.json()).protocol });
+  expect((await sandboxStats()).saleRequests).toBe(before + 1);
+});
+
+test("a computer whose clock runs ten minutes fast still sells: the ticks take the server's time", async ({
+  signedIn: page,
+  saleForm,
+}) => {
+  await page.clock.setSystemTime(Date.now() + 10 * 60_000);
+  await page.reload();
+  const script = scriptOf(page);
+  await saleForm.fill(customer("Plano Completo"));
+  await script.valor().check();
+  await script.dados().check();
+  const ticked = JSON.parse(await page.locator('input[name="confirmations"]').inputValue()) as Record<
+    string,
+    string
+  >;
+  // Within a minute of this (the server's) clock, not ten minutes ahead of it.
+  expect(Math.abs(Date.parse(ticked.valor!) - Date.now())).toBeLessThan(60_000);
+  await saleForm.submit().click();
+  await expect(saleForm.status()).toContainText("Venda aceita");
 });
 
 test.describe("in a partner portal", () => {
@@ -258,4 +288,33 @@ test.describe("in a partner portal", () => {
     await expect(script.recordingId()).toHaveValue("dialer:fila-7#42");
     expect((await sandboxStats()).saleRequests).toBe(0);
   });
+});
+
+test("a scripted sale that failed (nothing sent) and is fixed with another plan goes as a new sale", async ({
+  saleForm,
+  page,
+}) => {
+  const script = scriptOf(page);
+  const submissionId = () => page.locator('input[name="submissionId"]').inputValue();
+  await sandboxControl("POST", "tokens/revoke");
+  await sandboxControl("POST", "faults", { kind: "503", target: "token", count: 1 });
+  await saleForm.fill(customer("Plano Completo"));
+  await script.valor().check();
+  await script.dados().check();
+  await saleForm.submit().click();
+  await expect(saleForm.alert()).toContainText("Venda não enviada");
+  const failedId = await submissionId();
+
+  await saleForm.choosePlan("Plano Família");
+  expect(await submissionId()).not.toBe(failedId);
+  await saleForm.submit().click();
+  await expect(saleForm.status().or(saleForm.alert())).toBeVisible();
+  // Within a second of the provider's failure a new sale is not tried (the token waits its back-off); "Enviar de
+  // novo" tries it now, as for any failed sale.
+  if (await saleForm.alert().isVisible()) {
+    await expect(saleForm.alert()).toContainText("Venda não enviada");
+    expect(await submissionId()).not.toBe(failedId);
+    await saleForm.submit().click();
+  }
+  await expect(saleForm.status()).toContainText("Venda aceita");
 });

@@ -1,7 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { Metadata } from "next";
 import { SaleForm } from "@/components/sale-form/sale-form";
-import { listPlans } from "@/lib/dal/plans";
+import { newSaleForm } from "@/lib/dal/plans";
 import { requireAgent } from "@/lib/dal/session";
 import { submitSaleAction } from "@/lib/actions/sales";
 
@@ -18,12 +17,7 @@ export default async function NewSalePage() {
         Nova venda
       </h1>
       <div className="panel">
-        <SaleForm
-          plans={listPlans()}
-          initialSubmissionId={randomUUID()}
-          saleAction={submitSaleAction}
-          autoFocus
-        />
+        <SaleForm {...newSaleForm()} saleAction={submitSaleAction} autoFocus />
       </div>
     </section>
   );

@@ -1,10 +1,9 @@
-import { randomUUID } from "node:crypto";
 import type { Metadata } from "next";
 import { EmbedProblem } from "@/components/embed/embed-problem";
 import { EmbedTokenSignIn } from "@/components/embed/embed-token-sign-in";
 import { EmbeddedSaleForm } from "@/components/embed/embedded-sale-form";
 import { embedSettings } from "@/lib/dal/embed";
-import { listPlans } from "@/lib/dal/plans";
+import { newSaleForm } from "@/lib/dal/plans";
 import { verifySession } from "@/lib/dal/session";
 import { appearanceStylesheetHref, parseAppearance, type AppearanceWarning } from "@/lib/embed-appearance";
 import { log } from "@/lib/log";
@@ -85,8 +84,7 @@ async function EmbedState({
     <EmbeddedSaleForm
       allowedOrigins={allowedOrigins}
       warnings={warnings}
-      plans={listPlans()}
-      initialSubmissionId={randomUUID()}
+      {...newSaleForm()}
       saleAction={submitSaleAction}
     />
   );
