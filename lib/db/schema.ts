@@ -691,16 +691,17 @@ export type WebhookEvent = typeof webhookEvents.$inferSelect;
 
 export const webhookDeliveryState = pgEnum("webhook_delivery_state", ["pending", "delivered", "dead"]);
 
-/** One event to one endpoint: claimed by one dispatcher at a time (a lease), retried until delivered or dead. */
+/**
+ * One event to one endpoint: claimed by one dispatcher at a time (a lease), retried until delivered or dead. Its
+ * event and endpoint are not foreign keys (migration 0023): each key's check cost a query per row in the sale's own
+ * transaction. The one writer (enqueue_webhook_event) takes both from their tables, events are never deleted, and
+ * removeWebhookEndpoint deletes the endpoint's deliveries itself (lib/db/queries/webhooks.ts).
+ */
 export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
-    eventId: uuid("event_id")
-      .notNull()
-      .references(() => webhookEvents.id),
-    endpointId: uuid("endpoint_id")
-      .notNull()
-      .references(() => webhookEndpoints.id, { onDelete: "cascade" }),
+    eventId: uuid("event_id").notNull(),
+    endpointId: uuid("endpoint_id").notNull(),
     /** Deliveries with the same key reach an endpoint in `seq` order: the sale (or the erasure event itself). */
     orderKey: uuid("order_key").notNull(),
     seq: bigint("seq", { mode: "number" }).notNull(),

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import { rowsOf } from "@/lib/db/rows";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "@/lib/db/connection";
 import {
@@ -24,7 +25,7 @@ import {
 
 const request = () => ({ ...validSale(), partnerSource: "Parceiro" }) as never;
 
-describe.each(testDatabases)("the webhooks' outbox on $name", ({ open }) => {
+describe.each(testDatabases)("the webhooks' outbox on $name", ({ name, open }) => {
   let handle: DatabaseHandle;
   let agentId: string;
   beforeAll(async () => {
@@ -229,4 +230,39 @@ describe.each(testDatabases)("the webhooks' outbox on $name", ({ open }) => {
     expect(rows.some((row) => row.endpointId === removed.id)).toBe(false);
     await removeWebhookEndpoint(handle.db, kept.id, OPERATOR);
   });
+
+  it.runIf(name === "PostgreSQL")(
+    "removes an endpoint after a sale still enqueueing to it commits, leaving none of its deliveries",
+    async () => {
+      const leaving = await anEndpoint(handle.db, "https://leaving.example/hooks", ["sale.accepted"]);
+      const submissionId = await sell();
+      let commit!: () => void;
+      const committed = new Promise<void>((resolve) => (commit = resolve));
+      let enqueued!: () => void;
+      const enqueuedYet = new Promise<void>((resolve) => (enqueued = resolve));
+      // The sale's transaction has written its delivery to the endpoint and has not committed yet.
+      const sale = handle.db.transaction(async (tx) => {
+        await recordOutcome(tx, submissionId, { status: "accepted", httpStatus: 200, message: "ok" });
+        enqueued();
+        await committed;
+      });
+      await enqueuedYet;
+      const removal = removeWebhookEndpoint(handle.db, leaving.id, OPERATOR);
+      // The removal waits on its lock for the sale's transaction (polled in pg_locks, not slept on).
+      for (let waiting = 0; waiting === 0;) {
+        const rows = await handle.db.execute(
+          sql`select count(*)::int as n from pg_locks where not granted and relation = 'webhook_deliveries'::regclass`,
+        );
+        waiting = rowsOf<{ n: number }>(rows)[0]?.n ?? 0;
+      }
+      commit();
+      await sale;
+      expect(await removal).toMatchObject({ id: leaving.id });
+      const left = await handle.db
+        .select()
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.endpointId, leaving.id));
+      expect(left).toEqual([]);
+    },
+  );
 });

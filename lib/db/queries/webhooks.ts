@@ -184,14 +184,20 @@ export const rotateWebhookSecret = (
     },
   );
 
-/** Gone with its deliveries and attempts; the events stay for the other endpoints. */
+/**
+ * Gone with its deliveries and attempts; the events stay for the other endpoints. Deliveries have no foreign key
+ * (migration 0023): the share lock waits for the transactions inserting deliveries now and holds back new ones
+ * until this one commits, when they no longer see the endpoint; then its deliveries are deleted with it.
+ */
 export async function removeWebhookEndpoint(db: Database, endpointId: string, actor: AuditActor) {
   return db.transaction(async (tx) => {
+    await tx.execute(sql`lock table ${webhookDeliveries} in share mode`);
     const [removed] = await tx
       .delete(webhookEndpoints)
       .where(eq(webhookEndpoints.id, endpointId))
       .returning();
     if (removed) {
+      await tx.delete(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpointId));
       await recordAuditEvent(tx, {
         ...actor,
         action: "webhook.removed",
