@@ -1,6 +1,7 @@
+import { randomUUID } from "node:crypto";
 import type { Metadata } from "next";
 import { SaleForm } from "@/components/sale-form/sale-form";
-import { newSaleForm } from "@/lib/dal/plans";
+import { listPlans } from "@/lib/dal/plans";
 import { requireAgent } from "@/lib/dal/session";
 import { submitSaleAction } from "@/lib/actions/sales";
 
@@ -17,7 +18,12 @@ export default async function NewSalePage() {
         Nova venda
       </h1>
       <div className="panel">
-        <SaleForm {...newSaleForm()} saleAction={submitSaleAction} autoFocus />
+        <SaleForm
+          plans={listPlans()}
+          initialSubmissionId={randomUUID()}
+          saleAction={submitSaleAction}
+          autoFocus
+        />
       </div>
     </section>
   );

@@ -1,9 +1,10 @@
+import { randomUUID } from "node:crypto";
 import type { Metadata } from "next";
 import { EmbedProblem } from "@/components/embed/embed-problem";
 import { EmbedTokenSignIn } from "@/components/embed/embed-token-sign-in";
 import { EmbeddedSaleForm } from "@/components/embed/embedded-sale-form";
 import { embedSettings } from "@/lib/dal/embed";
-import { newSaleForm } from "@/lib/dal/plans";
+import { listPlans } from "@/lib/dal/plans";
 import { verifySession } from "@/lib/dal/session";
 import { appearanceStylesheetHref, parseAppearance, type AppearanceWarning } from "@/lib/embed-appearance";
 import { log } from "@/lib/log";
@@ -84,7 +85,8 @@ async function EmbedState({
     <EmbeddedSaleForm
       allowedOrigins={allowedOrigins}
       warnings={warnings}
-      {...newSaleForm()}
+      plans={listPlans()}
+      initialSubmissionId={randomUUID()}
       saleAction={submitSaleAction}
     />
   );

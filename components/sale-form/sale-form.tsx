@@ -36,8 +36,6 @@ export interface SaleFormProps {
   onOutcome?: OutcomeReport;
   /** Put the cursor in CPF when the form appears (not inside a portal, whose page owns the focus). */
   autoFocus?: boolean;
-  /** The server's clock when it rendered the form (ms since the epoch): the ticks' times follow it. */
-  serverTime: number;
 }
 
 /**
@@ -52,7 +50,6 @@ export function SaleForm({
   prefill,
   onOutcome,
   autoFocus = false,
-  serverTime,
 }: SaleFormProps) {
   const schema = useMemo(() => createSaleSchema({ planIds: plans?.map((plan) => plan.id) ?? null }), [plans]);
   const form = useForm<SaleFormValues, unknown, ValidSale>({
@@ -65,7 +62,7 @@ export function SaleForm({
   const { register, formState, setFocus, setValue, control } = form;
   const chosenPlanId = useWatch({ control, name: "planId" });
   const chosenPlan = plans?.find((plan) => plan.id === chosenPlanId);
-  const evidence = useSaleEvidence(chosenPlan?.script ?? null, serverTime);
+  const evidence = useSaleEvidence(chosenPlan?.script ?? null);
   const scripted = evidence.script !== null;
 
   const submission = useSaleSubmission({ form, saleAction, initialSubmissionId, onOutcome, evidence });

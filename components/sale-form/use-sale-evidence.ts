@@ -15,28 +15,12 @@ export type SaleEvidence = ReturnType<typeof useSaleEvidence>;
 const recordingIdError = (value: string) =>
   value.trim() && !isRecordingId(value.trim()) ? EVIDENCE_MESSAGES.recordingIdInvalid : undefined;
 
-/** Past this, the agent's computer clock is wrong rather than the page slow to load. */
-const CLOCK_OFF_MS = 30_000;
-
-/**
- * How far the server's clock is ahead of this computer's (0 when they agree within CLOCK_OFF_MS). A tick's time is
- * the server's, so a computer running minutes fast or slow still records when the customer said yes.
- */
-function useServerClockOffset(serverTime: number): number {
-  const [offset] = useState(() => {
-    const off = serverTime - Date.now();
-    return Math.abs(off) > CLOCK_OFF_MS ? off : 0;
-  });
-  return offset;
-}
-
 /**
  * The chosen plan's offer script as the agent works through it: the confirmations ticked and when, the call's
  * recording id, and their errors (checked on submit like the sale's fields, or sent back by the server). Another
  * plan starts with no ticks; the recording id belongs to the call, so only a new sale clears it.
  */
-export function useSaleEvidence(script: ShownScript | null, serverTime: number) {
-  const clockOffset = useServerClockOffset(serverTime);
+export function useSaleEvidence(script: ShownScript | null) {
   const scriptHash = script?.hash ?? null;
   const [confirmations, setConfirmations] = useState<{
     scriptHash: string | null;
@@ -62,7 +46,7 @@ export function useSaleEvidence(script: ShownScript | null, serverTime: number) 
 
     tick(id: string, ticked: boolean) {
       setConfirmations((current) => {
-        const next = withTick(current.ticks, id, ticked, new Date(Date.now() + clockOffset));
+        const next = withTick(current.ticks, id, ticked, new Date());
         // A message shown stays until what it asks for is done, like a field's after its first check.
         return { ...current, ticks: next, error: current.error ? missingMessage(next) : undefined };
       });

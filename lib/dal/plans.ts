@@ -1,5 +1,4 @@
 import "server-only";
-import { randomUUID } from "node:crypto";
 import type { Plan } from "@/lib/config/plans";
 import { getConfig } from "@/lib/env";
 import { planOptions, type PlanOption } from "@/lib/plan-options";
@@ -20,16 +19,4 @@ export function listPlans(): PlanOption[] | null {
 /** The offer script of plan `planId` as the form shows it, or null (no script, or no such plan). */
 export function shownScriptOf(planId: string): ShownScript | null {
   return listPlans()?.find((plan) => plan.id.toLowerCase() === planId.toLowerCase())?.script ?? null;
-}
-
-/**
- * What a new sale form starts from, per request: the catalogue, a fresh submission id and the server's clock (the
- * offer script's ticks are dated by it, whatever the agent's computer clock says).
- */
-export function newSaleForm(): {
-  plans: PlanOption[] | null;
-  initialSubmissionId: string;
-  serverTime: number;
-} {
-  return { plans: listPlans(), initialSubmissionId: randomUUID(), serverTime: Date.now() };
 }

@@ -190,8 +190,8 @@ async function recordAndSend(input: SaleInput, seller: Seller): Promise<SellResu
   if (submission.kind === "not-yours") {
     return { ok: false, code: channel === "form" ? "stale_form" : "idempotency_key_in_use" };
   }
-  // A failed scripted sale sent again with a plan that has no script: its evidence would tell another sale.
-  if (submission.kind === "evidence-missing") return { ok: false, code: "script_changed" };
+  // A failed scripted sale sent again with another plan, other ticks or none: its record tells another sale.
+  if (submission.kind === "evidence-changed") return { ok: false, code: "script_changed" };
   const { sale, replay } = submission;
   return { ok: true, result: saleResult(sale, replay), httpStatus: httpStatusOf(sale, replay) };
 }

@@ -56,19 +56,14 @@ function differingColumns(row: SaleEvidence, recorded: PackEvidence): string[] {
 const recordingIdAltered = (row: { recordingId: string | null; recordingIdDigest: string | null }) =>
   row.recordingId !== null && sha256Hex(row.recordingId) !== row.recordingIdDigest;
 
-/**
- * The sale.evidence_recorded row about this evidence, and the hash it recorded: the last one, as a failed sale sent
- * again records its new attempt's evidence in place of the old (lib/db/queries/sale-evidence.ts).
- */
+/** The sale.evidence_recorded row about this evidence, and the hash it recorded. */
 function recordedRow(rows: readonly PackAuditRow[], submissionId: string) {
-  let recorded: { row: PackAuditRow; details: Record<string, unknown> } | null = null;
   for (const row of rows) {
     if (row.action !== "sale.evidence_recorded") continue;
     const details = JSON.parse(row.details) as Record<string, unknown>;
-    if (details.submissionId !== submissionId) continue;
-    if (!recorded || row.seq > recorded.row.seq) recorded = { row, details };
+    if (details.submissionId === submissionId) return { row, details };
   }
-  return recorded;
+  return null;
 }
 
 /** The row's hash, and its link to the row before it in the database (which a sale's own rows seldom are). */

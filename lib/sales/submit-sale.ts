@@ -8,7 +8,12 @@ import {
 } from "@/lib/db/queries/sales";
 import type { Sale } from "@/lib/db/schema";
 import { holdAuditTrail } from "@/lib/db/queries/audit-events";
-import { recordSaleEvidence, type SaleEvidenceToRecord } from "@/lib/db/queries/sale-evidence";
+import {
+  EvidenceChangedError,
+  findSaleEvidence,
+  recordSaleEvidence,
+  type SaleEvidenceToRecord,
+} from "@/lib/db/queries/sale-evidence";
 import { log } from "@/lib/log";
 import { currentTraceparent, inSpan, noteOnSpan, SUBMISSION_ID } from "@/lib/tracing";
 import { buildSaleBody, type PartnerApiClient, type SaleOutcome } from "@/lib/partner-api";
@@ -23,8 +28,11 @@ import type { ValidSale } from "@/lib/validation/sale";
 export type Submission =
   | { kind: "recorded"; replay: boolean; sale: Sale }
   | { kind: "not-yours" }
-  /** A failed sale recorded with an offer script's evidence, sent again without any: nothing sent. */
-  | { kind: "evidence-missing" };
+  /**
+   * A failed sale recorded with an offer script's evidence, sent again without any or with other evidence (another
+   * script, other confirmations, another recording): nothing sent.
+   */
+  | { kind: "evidence-changed" };
 
 /**
  * The order that keeps every sale: the ledger row first (`pending`), then the upstream, then the outcome.
@@ -54,31 +62,36 @@ export async function submitSale(
       withEvidence: Boolean(input.evidence),
     };
     const { evidence } = input;
-    // A scripted sale's evidence is written with its claim, in one transaction: no sale goes out without it. A
-    // failed sale sent again gets this attempt's evidence, which is what was offered in the sale that goes out.
+    // A scripted sale's evidence is written with its claim, in one transaction: no sale goes out without it.
     const claim = evidence
-      ? await db.transaction(async (tx) => {
-          await holdAuditTrail(tx);
-          const claim = await claimSubmission(tx, claimInput);
-          if (claim.claimed) await recordSaleEvidence(tx, { ...evidence, protocol: claim.sale.protocol });
-          return claim;
-        })
+      ? await db
+          .transaction(async (tx) => {
+            await holdAuditTrail(tx);
+            const claim = await claimSubmission(tx, claimInput);
+            if (claim.claimed) await recordSaleEvidence(tx, { ...evidence, protocol: claim.sale.protocol });
+            return claim;
+          })
+          .catch((error: unknown) => {
+            if (error instanceof EvidenceChangedError) return "evidence-changed" as const;
+            throw error;
+          })
       : await claimSubmission(db, claimInput);
+    if (claim === "evidence-changed") {
+      noteOnSpan({ "partner_sales.claimed": false });
+      return claim;
+    }
     noteOnSpan({ "partner_sales.claimed": claim.claimed, "partner_sales.status": claim.sale.status });
     return claim;
   });
+  if (claim === "evidence-changed") return { kind: "evidence-changed" };
   if (!claim.claimed) {
     // The key belongs to the seller that made it: the same agent and the same integration (or none).
     if (claim.sale.agentId !== agentId || claim.sale.integrationId !== integrationId)
       return { kind: "not-yours" };
-    // Not claimed though failed, and no erasure: its evidence is what kept it (claimSubmission).
-    if (
-      claim.sale.status === "failed" &&
-      !input.evidence &&
-      !claim.sale.personalDataErasedAt &&
-      !claim.sale.erasureRequestedAt
-    )
-      return { kind: "evidence-missing" };
+    // Failed and not claimed without evidence: its record's, if it has one, kept it (claimSubmission).
+    if (claim.sale.status === "failed" && !input.evidence && (await findSaleEvidence(db, submissionId))) {
+      return { kind: "evidence-changed" };
+    }
     if (claim.sale.status !== "pending")
       log.info("sales.replay", { submissionId, status: claim.sale.status });
     return { kind: "recorded", replay: true, sale: claim.sale };

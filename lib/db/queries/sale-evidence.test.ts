@@ -5,8 +5,7 @@ import { ChainVerifier } from "@/lib/audit/chain";
 import type { DatabaseHandle } from "@/lib/db/connection";
 import { readChain, readChainOfSale } from "@/lib/db/queries/audit-events";
 import { eraseExpiredBatch } from "@/lib/db/queries/customer-data";
-import { saleEvidence, sales } from "@/lib/db/schema";
-import { checkSaleEvidence } from "@/lib/sales/evidence-integrity";
+import { saleEvidence } from "@/lib/db/schema";
 import type { Stats } from "@/sandbox/state";
 import { createPartnerApiClient, type PartnerApiClient } from "@/lib/partner-api";
 import { buildEvidence, evidenceHash } from "@/lib/sales/evidence";
@@ -53,18 +52,31 @@ describe.each(testDatabases)("a scripted sale's evidence on $name", ({ open }) =
   });
 
   /**
-   * A form sale of the scripted plan, both confirmations ticked `tickedAgoMs` ago (a minute), with a recording id;
-   * or, with `evidence: false`, the same sale as if its plan had no script.
+   * A form sale of the scripted plan, both required confirmations (and `also`) ticked `tickedAgoMs` ago (a minute),
+   * with a recording id; or, with `evidence: false`, the same sale as if its plan had no script.
    */
   const submit = async (
     submissionId: string,
-    options: { tickedAgoMs?: number; partnerApi?: PartnerApiClient; evidence?: boolean } = {},
+    options: {
+      tickedAgoMs?: number;
+      partnerApi?: PartnerApiClient;
+      evidence?: boolean;
+      also?: string[];
+    } = {},
   ) => {
     const now = new Date();
     const tickedAt = new Date(now.getTime() - (options.tickedAgoMs ?? 60_000)).toISOString();
     const built = buildEvidence(
       script,
-      { scriptHash: script.hash, confirmedAt: { valor: tickedAt, dados: tickedAt }, recordingId: "rec-42" },
+      {
+        scriptHash: script.hash,
+        confirmedAt: {
+          valor: tickedAt,
+          dados: tickedAt,
+          ...Object.fromEntries((options.also ?? []).map((id) => [id, tickedAt])),
+        },
+        recordingId: "rec-42",
+      },
       { submissionId, agentId, door: "password" },
       now,
     );
@@ -137,29 +149,30 @@ describe.each(testDatabases)("a scripted sale's evidence on $name", ({ open }) =
     ).toHaveLength(1);
   });
 
-  it("is the new attempt's when a failed sale goes again, and the trail's last row names it", async () => {
+  it("keeps its record when a failed sale goes again the same; other ticks are not claimed, nothing sent", async () => {
     const submissionId = randomUUID();
     const failed = await submit(submissionId, { tickedAgoMs: 120_000, partnerApi: unreachable });
     expect(failed.submission).toMatchObject({ kind: "recorded", sale: { status: "failed" } });
-    const { submission, record } = await submit(submissionId);
+    const stats = async () => (await control<Stats>(sandbox.url, "GET", "stats")).body.saleRequests;
+    const before = await stats();
+
+    // The optional confirmation ticked too: another record than the one kept; the claim is rolled back.
+    const other = await submit(submissionId, { also: ["ofertas"] });
+    expect(other.submission).toEqual({ kind: "evidence-changed" });
+    expect(await stats()).toBe(before);
+
+    // The same script, ticks and recording (ticked again a minute ago): sent, under the record first written.
+    const { submission } = await submit(submissionId);
     expect(submission).toMatchObject({
       kind: "recorded",
       replay: false,
       sale: { status: "accepted", attempts: 2 },
     });
+    expect(await stats()).toBe(before + 1);
     if (submission.kind !== "recorded") return;
-
     const row = await findSaleEvidence(handle.db, submissionId);
-    expect(row!.confirmations.map((item) => item.confirmedAt)).toEqual(
-      record.confirmations.map((item) => item.confirmedAt),
-    );
-    expect(row!.evidenceHash).toBe(evidenceHash(record));
-    const rows = await evidenceRows(submission.sale.protocol);
-    expect(rows.map((audit) => JSON.parse(audit.details).evidenceHash)).toEqual([
-      evidenceHash(failed.record),
-      evidenceHash(record),
-    ]);
-    expect(await checkSaleEvidence(handle.db, submission.sale.protocol, row!)).toEqual([]);
+    expect(row!.evidenceHash).toBe(evidenceHash(failed.record));
+    expect(await evidenceRows(submission.sale.protocol)).toHaveLength(1);
     expect(await chainHolds()).toBeNull();
   });
 
@@ -170,27 +183,11 @@ describe.each(testDatabases)("a scripted sale's evidence on $name", ({ open }) =
     const before = (await control<Stats>(sandbox.url, "GET", "stats")).body.saleRequests;
 
     const again = await submit(submissionId, { evidence: false });
-    expect(again.submission).toEqual({ kind: "evidence-missing" });
+    expect(again.submission).toEqual({ kind: "evidence-changed" });
     expect((await control<Stats>(sandbox.url, "GET", "stats")).body.saleRequests).toBe(before);
     expect(await findSaleEvidence(handle.db, submissionId)).toMatchObject({
       evidenceHash: evidenceHash(first.record),
     });
-  });
-
-  it("is replaced only by the claim that sends its sale again, in that claim's transaction", async () => {
-    const submissionId = randomUUID();
-    await submit(submissionId, { partnerApi: unreachable });
-    // The sale looks re-claimed (pending, a second attempt), but by another transaction than this update's.
-    await handle.db
-      .update(sales)
-      .set({ status: "pending", attempts: 2 })
-      .where(eq(sales.submissionId, submissionId));
-    await expect(
-      handle.db
-        .update(saleEvidence)
-        .set({ scriptText: "outro" })
-        .where(eq(saleEvidence.submissionId, submissionId)),
-    ).rejects.toThrow();
   });
 
   it("cannot be changed or deleted, nor its recording id emptied before its sale is erased", async () => {

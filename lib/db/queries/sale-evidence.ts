@@ -12,10 +12,26 @@ export interface SaleEvidenceToRecord {
 }
 
 /**
+ * A failed sale sent again (nothing had gone out) with evidence other than its record's: another script, other
+ * confirmations or another recording. The record is written once, so this attempt is not claimed.
+ */
+export class EvidenceChangedError extends Error {
+  constructor(readonly submissionId: string) {
+    super("A failed sale was sent again with other evidence than its record's.");
+    this.name = "EvidenceChangedError";
+  }
+}
+
+/** What a record says was offered and accepted: its ticks' times aside, which a re-send of the same sale moves. */
+const substance = (row: Pick<EvidenceRecord, "scriptHash" | "confirmations" | "recordingIdDigest">) =>
+  JSON.stringify([row.scriptHash, row.confirmations.map((item) => item.id).sort(), row.recordingIdDigest]);
+
+/**
  * A scripted sale's evidence and its row in the audit trail (`sale.evidence_recorded`, carrying the record's hash
  * into the chain), in the caller's transaction: the one that claims the sale, before anything is sent, which holds
- * the trail (holdAuditTrail) from its start. A failed sale sent again (claimSubmission) gets the new attempt's
- * record in place of the old one, and a new audit row: the trail's last one for a sale is its evidence's.
+ * the trail (holdAuditTrail) from its start. Written once: a failed sale sent again with the same script, ticks and
+ * recording keeps its record (the customer said yes when first ticked); with other ones it raises
+ * EvidenceChangedError, which rolls the claim back.
  */
 export async function recordSaleEvidence(
   tx: Database,
@@ -23,12 +39,18 @@ export async function recordSaleEvidence(
 ): Promise<void> {
   const { record } = input;
   const hash = evidenceHash(record);
-  const row = { ...record, recordingId: input.recordingId, evidenceHash: hash };
-  await tx
+  const [inserted] = await tx
     .insert(saleEvidence)
-    .values(row)
-    // The table's guard (migration 0022) lets only a failed sale's new claim, in its transaction, replace it.
-    .onConflictDoUpdate({ target: saleEvidence.submissionId, set: row });
+    .values({ ...record, recordingId: input.recordingId, evidenceHash: hash })
+    .onConflictDoNothing({ target: saleEvidence.submissionId })
+    .returning({ submissionId: saleEvidence.submissionId });
+  if (!inserted) {
+    const recorded = await findSaleEvidence(tx, record.submissionId);
+    if (!recorded || substance(recorded) !== substance(record)) {
+      throw new EvidenceChangedError(record.submissionId);
+    }
+    return;
+  }
   await recordAuditEvent(tx, {
     ...input.actor,
     action: "sale.evidence_recorded",
