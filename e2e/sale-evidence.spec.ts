@@ -240,7 +240,7 @@ test("the JSON doors sell the scripted plan only with its evidence: a session's 
   expect((await sandboxStats()).saleRequests).toBe(before + 1);
 });
 
-test("a computer whose clock runs ten minutes fast still sells: the ticks take the server's time", async ({
+test("a computer whose clock runs ten minutes fast still sells: the server dates the ticks by its clock", async ({
   signedIn: page,
   saleForm,
 }) => {
@@ -250,12 +250,6 @@ test("a computer whose clock runs ten minutes fast still sells: the ticks take t
   await saleForm.fill(customer("Plano Completo"));
   await script.valor().check();
   await script.dados().check();
-  const ticked = JSON.parse(await page.locator('input[name="confirmations"]').inputValue()) as Record<
-    string,
-    string
-  >;
-  // Within a minute of this (the server's) clock, not ten minutes ahead of it.
-  expect(Math.abs(Date.parse(ticked.valor!) - Date.now())).toBeLessThan(60_000);
   await saleForm.submit().click();
   await expect(saleForm.status()).toContainText("Venda aceita");
 });

@@ -133,6 +133,8 @@ export function useSaleSubmission({
         busy.current = true;
         const formData = new FormData(formElement);
         if (confirmed) formData.set("knownCustomer", "confirmed");
+        // This computer's clock as the ticks leave: the server dates them by its own (lib/sales/evidence.ts).
+        if (evidence.script) formData.set("confirmationsSentAt", new Date().toISOString());
         startTransition(() => dispatch(formData));
       },
       (errors) => focusFirstError({ ...errors, ...evidence.check() }),
@@ -142,12 +144,15 @@ export function useSaleSubmission({
   // The outcome describes the data it was given: any edit makes it stale, so it goes, with the provider's marks
   // on the fields (the fix is sent as a new submission).
   const clearOutcome = (event?: { target: EventTarget | null }) => {
-    // A failed sale (nothing sent) keeps its id while the agent fixes it; another plan is another offer, with
-    // another script to confirm, so it goes as a new sale (the ledger keeps one attempt's evidence per sale).
+    // A failed sale (nothing sent) keeps its id while the agent fixes the customer's data; another plan, other
+    // ticks or another recording id are another offer, so it goes as a new sale (its evidence is written once).
     const failed = answer.ok && answer.data.status === "failed";
-    if (failed && event?.target instanceof HTMLSelectElement && event.target.name === "planId") {
-      setSubmissionId(newSubmissionId());
-    }
+    const target = event?.target;
+    const offer =
+      target instanceof HTMLElement &&
+      (["planId", "recordingId"].includes(target.getAttribute("name") ?? "") ||
+        target.closest("[data-offer-script]") !== null);
+    if (failed && offer) setSubmissionId(newSubmissionId());
     if (locked || (state.ok === false && !state.message)) return;
     for (const field of SALE_FIELDS) {
       if (formState.errors[field]?.type === "server") clearErrors(field);

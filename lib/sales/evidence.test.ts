@@ -105,6 +105,36 @@ describe("the evidence of a scripted sale", () => {
     });
   });
 
+  it("dates the ticks by the server's clock when the sender's runs off, and only then", () => {
+    const record = (confirmedAt: Record<string, string>, sentAt: string | null) => {
+      const built = buildEvidence(
+        script,
+        { scriptHash: script.hash, confirmedAt, recordingId: null, sentAt },
+        seller,
+        now,
+      );
+      return built.ok ? built.record.confirmations.map((item) => item.confirmedAt) : built.problem;
+    };
+    // Ten minutes fast: ticked "13:08:30", sent "13:10:00" by its clock; 12:58:30 by the server's.
+    expect(
+      record(ticked(["valor", "dados"], "2026-11-29T13:08:30.250Z"), "2026-11-29T13:10:00.000Z"),
+    ).toEqual(["2026-11-29T12:58:30.250Z", "2026-11-29T12:58:30.250Z"]);
+    // An hour slow, the same.
+    expect(
+      record(ticked(["valor", "dados"], "2026-11-29T11:58:30.250Z"), "2026-11-29T12:00:00.000Z"),
+    ).toEqual(["2026-11-29T12:58:30.250Z", "2026-11-29T12:58:30.250Z"]);
+    // Within the trip's time of the server's clock: as the sender says.
+    expect(record(ticked(["valor", "dados"]), "2026-11-29T12:59:40.000Z")).toEqual([
+      "2026-11-29T12:58:30.250Z",
+      "2026-11-29T12:58:30.250Z",
+    ]);
+    // Not a time, or a day and more off: refused.
+    expect(record(ticked(["valor", "dados"]), "ontem")).toEqual({ code: "confirmations_invalid" });
+    expect(record(ticked(["valor", "dados"]), "2026-11-27T12:59:40.000Z")).toEqual({
+      code: "confirmations_invalid",
+    });
+  });
+
   it.each([["x".repeat(101)], ["gravação 42"], ["<script>"]])(
     "refuses the recording id %j",
     (recordingId) => {
@@ -128,8 +158,13 @@ describe("the form's evidence fields", () => {
         confirmations: JSON.stringify(ticked(["valor"])),
         recordingId: "  ",
       }),
-    ).toEqual({ scriptHash: script.hash, confirmedAt: ticked(["valor"]), recordingId: null });
-    expect(readEvidenceFields({})).toEqual({ scriptHash: "", confirmedAt: {}, recordingId: null });
+    ).toEqual({ scriptHash: script.hash, confirmedAt: ticked(["valor"]), recordingId: null, sentAt: null });
+    expect(readEvidenceFields({ confirmationsSentAt: "2026-11-29T13:00:00.000Z" })).toEqual({
+      scriptHash: "",
+      confirmedAt: {},
+      recordingId: null,
+      sentAt: "2026-11-29T13:00:00.000Z",
+    });
   });
 
   it.each([["{"], ["[]"], ['{"valor": 1}'], ["null"], [`{"a":"${"x".repeat(4_000)}"}`]])(

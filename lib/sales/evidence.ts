@@ -44,13 +44,34 @@ export const evidenceHash = (record: EvidenceRecord): string => sha256Hex(eviden
 /** What the form (or a program) says about the script: which one it showed, what was ticked when, the recording. */
 export interface EvidenceInput {
   scriptHash: string;
-  /** Confirmation id → when it was ticked (ISO 8601). */
+  /** Confirmation id → when it was ticked (ISO 8601), by the sender's clock. */
   confirmedAt: Record<string, string>;
   recordingId: string | null;
+  /** The sender's clock as it sent the ticks (ISO 8601), when it says: the ticks are moved by its error. */
+  sentAt?: string | null;
 }
 
 /** How far a tick's time may be ahead of the server's clock (the agent's computer runs a little fast). */
 const CLOCK_SKEW_MS = 5 * 60_000;
+const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/;
+/** A sender's clock this close to the server's is right (the difference is the trip); past it, it is corrected. */
+const CLOCK_TRIP_MS = 30_000;
+/** A sender's clock further off than this is not a clock to correct by. */
+const CLOCK_WRONG_MS = 24 * 3_600_000;
+
+/**
+ * How far the sender's clock is behind the server's (negative: ahead), from the time it says it sent the ticks;
+ * 0 when it says nothing or agrees within the trip; null when what it says is not a time or a day off.
+ */
+function clockCorrection(sentAt: string | null | undefined, now: Date): number | null {
+  if (!sentAt) return 0;
+  const sent = Date.parse(sentAt);
+  if (!ISO_UTC.test(sentAt) || Number.isNaN(sent)) return null;
+  const correction = now.getTime() - sent;
+  if (Math.abs(correction) > CLOCK_WRONG_MS) return null;
+  return Math.abs(correction) > CLOCK_TRIP_MS ? correction : 0;
+}
+
 /** How far back a tick may be: a call longer than this is not a call. */
 const LONGEST_CALL_MS = 12 * 3_600_000;
 
@@ -64,8 +85,8 @@ export type EvidenceProblem =
   | { code: "recording_id_invalid" };
 
 /**
- * The form's three evidence fields, as posted: `scriptHash`, `confirmations` (JSON: id → ISO time) and
- * `recordingId`. Anything not a string reads as empty.
+ * The form's evidence fields, as posted: `scriptHash`, `confirmations` (JSON: id → ISO time), `recordingId` and
+ * `confirmationsSentAt` (ISO time). Anything not a string reads as empty.
  */
 export function readEvidenceFields(fields: Record<string, unknown>): EvidenceInput | "malformed" {
   const text = (value: unknown) => (typeof value === "string" ? value : "");
@@ -87,7 +108,13 @@ export function readEvidenceFields(fields: Record<string, unknown>): EvidenceInp
   if (entries.length > 20 || entries.some(([, value]) => typeof value !== "string")) return "malformed";
   const confirmedAt = Object.fromEntries(entries) as Record<string, string>;
   const recordingId = text(fields.recordingId).trim();
-  return { scriptHash: text(fields.scriptHash).trim(), confirmedAt, recordingId: recordingId || null };
+  const sentAt = text(fields.confirmationsSentAt).trim();
+  return {
+    scriptHash: text(fields.scriptHash).trim(),
+    confirmedAt,
+    recordingId: recordingId || null,
+    sentAt: sentAt || null,
+  };
 }
 
 /**
@@ -111,13 +138,15 @@ export function buildEvidence(
   if (Object.keys(input.confirmedAt).some((id) => !known.has(id))) {
     return { ok: false, problem: { code: "confirmations_invalid" } };
   }
+  const correction = clockCorrection(input.sentAt, now);
+  if (correction === null) return { ok: false, problem: { code: "confirmations_invalid" } };
   const confirmations: EvidenceConfirmation[] = [];
   for (const item of script.confirmations) {
     const at = Object.hasOwn(input.confirmedAt, item.id) ? input.confirmedAt[item.id] : undefined;
     if (at === undefined) continue;
-    const time = Date.parse(at);
+    const time = Date.parse(at) + correction;
     if (
-      !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/.test(at) ||
+      !ISO_UTC.test(at) ||
       Number.isNaN(time) ||
       time > now.getTime() + CLOCK_SKEW_MS ||
       time < now.getTime() - LONGEST_CALL_MS

@@ -6,8 +6,16 @@
 
 export const MAX_RECORDING_ID_LENGTH = 100;
 
-/** What the form posts for the evidence: the script's hash it showed, the ticks (JSON), the recording id. */
-export const EVIDENCE_FORM_FIELDS = ["scriptHash", "confirmations", "recordingId"] as const;
+/**
+ * What the form posts for the evidence: the script's hash it showed, the ticks (JSON), the recording id, and the
+ * sender's clock as it sent them (ISO 8601), by which the server corrects a computer whose clock runs off.
+ */
+export const EVIDENCE_FORM_FIELDS = [
+  "scriptHash",
+  "confirmations",
+  "recordingId",
+  "confirmationsSentAt",
+] as const;
 
 /** The form's evidence fields that can carry an error, beside the sale's own (lib/validation/sale.ts). */
 export const EVIDENCE_FIELDS = ["confirmations", "recordingId"] as const;
