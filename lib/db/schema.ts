@@ -694,8 +694,8 @@ export const webhookDeliveryState = pgEnum("webhook_delivery_state", ["pending",
 /**
  * One event to one endpoint: claimed by one dispatcher at a time (a lease), retried until delivered or dead. Its
  * event and endpoint are not foreign keys (migration 0023): each key's check cost a query per row in the sale's own
- * transaction. The one writer (enqueue_webhook_event) takes both from their tables, events are never deleted, and
- * removeWebhookEndpoint deletes the endpoint's deliveries itself (lib/db/queries/webhooks.ts).
+ * transaction. Their writers (enqueue_webhook_event, replayWebhookEvents) take both from their tables, events are
+ * never deleted, and removeWebhookEndpoint deletes the endpoint's deliveries itself (lib/db/queries/webhooks.ts).
  */
 export const webhookDeliveries = pgTable(
   "webhook_deliveries",

@@ -186,12 +186,12 @@ export const rotateWebhookSecret = (
 
 /**
  * Gone with its deliveries and attempts; the events stay for the other endpoints. Deliveries have no foreign key
- * (migration 0023): the share lock waits for the transactions inserting deliveries now and holds back new ones
- * until this one commits, when they no longer see the endpoint; then its deliveries are deleted with it.
+ * (migration 0022), so they are deleted here. One that a sale still in flight writes for the endpoint as this
+ * commits is left behind and never claimed (claimDueDeliveries takes an existing, enabled endpoint's only): no lock
+ * here holds up the sales meanwhile.
  */
 export async function removeWebhookEndpoint(db: Database, endpointId: string, actor: AuditActor) {
   return db.transaction(async (tx) => {
-    await tx.execute(sql`lock table ${webhookDeliveries} in share mode`);
     const [removed] = await tx
       .delete(webhookEndpoints)
       .where(eq(webhookEndpoints.id, endpointId))
