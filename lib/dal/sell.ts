@@ -1,5 +1,5 @@
 import "server-only";
-import { findSale, OutcomeAlreadySettledError } from "@/lib/db/queries/sales";
+import { findSaleRow, OutcomeAlreadySettledError } from "@/lib/db/queries/sales";
 import type { Sale } from "@/lib/db/schema";
 import type { RequestErrorCode } from "@/lib/errors";
 import { log } from "@/lib/log";
@@ -119,7 +119,7 @@ async function recordAndSend(input: SaleInput, seller: Seller): Promise<SellResu
 
   const { agent } = seller;
   // A plan with an offer script sells only with its evidence (lib/sales/evidence.ts): from an agent's session, the
-  // form's fields or the same three in the JSON body; an integration's key alone has no agent who read the script
+  // form's fields or the same four in the JSON body; an integration's key alone has no agent who read the script
   // to a customer, and is refused.
   const script = shownScriptOf(parsed.data.planId);
   let evidence: SaleEvidenceToRecord | undefined;
@@ -202,7 +202,7 @@ async function recordAndSend(input: SaleInput, seller: Seller): Promise<SellResu
  */
 async function sentBefore(submissionId: string, seller: Seller): Promise<Sale | null | "unavailable"> {
   try {
-    const sale = await findSale(await getDb(), submissionId);
+    const sale = await findSaleRow(await getDb(), submissionId);
     if (!sale || sale.status === "failed") return null;
     const mine = sale.agentId === (seller.agent?.id ?? null) && sale.integrationId === seller.integrationId;
     if (mine) log.info("sales.replay", { submissionId, status: sale.status });

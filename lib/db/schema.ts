@@ -408,6 +408,12 @@ export const sales = pgTable(
      * trigger copies it into the event) is a span of that trace, whoever later changed the sale.
      */
     traceparent: text("traceparent"),
+    /**
+     * Claimed with an offer script's evidence (sale_evidence, written in the claim's transaction). On the row, so
+     * that a concurrent re-claim of a failed sale re-reads it with the row (migration 0023): a failed sale with
+     * evidence goes again only with the same evidence (lib/db/queries/sales.ts, claimSubmission).
+     */
+    hasEvidence: boolean("has_evidence").notNull().default(false),
     /** The customer asked for erasure while the sale was unsettled: it is erased as soon as it is settled. */
     erasureRequestedAt: timestamp("erasure_requested_at", { withTimezone: true }),
     /**
@@ -693,7 +699,7 @@ export const webhookDeliveryState = pgEnum("webhook_delivery_state", ["pending",
 
 /**
  * One event to one endpoint: claimed by one dispatcher at a time (a lease), retried until delivered or dead. Its
- * event and endpoint are not foreign keys (migration 0023): each key's check cost a query per row in the sale's own
+ * event and endpoint are not foreign keys (migration 0022): each key's check cost a query per row in the sale's own
  * transaction. Their writers (enqueue_webhook_event, replayWebhookEvents) take both from their tables, events are
  * never deleted, and removeWebhookEndpoint deletes the endpoint's deliveries itself (lib/db/queries/webhooks.ts).
  */

@@ -10,7 +10,6 @@ import type { Sale } from "@/lib/db/schema";
 import { holdAuditTrail } from "@/lib/db/queries/audit-events";
 import {
   EvidenceChangedError,
-  findSaleEvidence,
   recordSaleEvidence,
   type SaleEvidenceToRecord,
 } from "@/lib/db/queries/sale-evidence";
@@ -88,8 +87,17 @@ export async function submitSale(
     // The key belongs to the seller that made it: the same agent and the same integration (or none).
     if (claim.sale.agentId !== agentId || claim.sale.integrationId !== integrationId)
       return { kind: "not-yours" };
-    // Failed and not claimed without evidence: its record's, if it has one, kept it (claimSubmission).
-    if (claim.sale.status === "failed" && !input.evidence && (await findSaleEvidence(db, submissionId))) {
+    // Failed, with a record, and sent again without evidence (claimSubmission did not claim it): its record tells
+    // of an offer this attempt does not carry. An erased sale, or one whose customer asked for erasure, is history
+    // and answers what was recorded.
+    const { sale: held } = claim;
+    if (
+      held.status === "failed" &&
+      held.hasEvidence &&
+      !input.evidence &&
+      !held.personalDataErasedAt &&
+      !held.erasureRequestedAt
+    ) {
       return { kind: "evidence-changed" };
     }
     if (claim.sale.status !== "pending")

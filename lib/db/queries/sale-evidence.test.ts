@@ -5,7 +5,7 @@ import { ChainVerifier } from "@/lib/audit/chain";
 import type { DatabaseHandle } from "@/lib/db/connection";
 import { readChain, readChainOfSale } from "@/lib/db/queries/audit-events";
 import { eraseExpiredBatch } from "@/lib/db/queries/customer-data";
-import { saleEvidence } from "@/lib/db/schema";
+import { saleEvidence, sales } from "@/lib/db/schema";
 import type { Stats } from "@/sandbox/state";
 import { createPartnerApiClient, type PartnerApiClient } from "@/lib/partner-api";
 import { buildEvidence, evidenceHash } from "@/lib/sales/evidence";
@@ -188,6 +188,24 @@ describe.each(testDatabases)("a scripted sale's evidence on $name", ({ open }) =
     expect(await findSaleEvidence(handle.db, submissionId)).toMatchObject({
       evidenceHash: evidenceHash(first.record),
     });
+  });
+
+  it("answers a failed scripted sale sent again without evidence as recorded once its customer asked for erasure", async () => {
+    const submissionId = randomUUID();
+    const first = await submit(submissionId, { partnerApi: unreachable });
+    expect(first.submission).toMatchObject({
+      kind: "recorded",
+      sale: { status: "failed", hasEvidence: true },
+    });
+    await handle.db
+      .update(sales)
+      .set({ erasureRequestedAt: new Date() })
+      .where(eq(sales.submissionId, submissionId));
+    const before = (await control<Stats>(sandbox.url, "GET", "stats")).body.saleRequests;
+
+    const again = await submit(submissionId, { evidence: false });
+    expect(again.submission).toMatchObject({ kind: "recorded", replay: true, sale: { status: "failed" } });
+    expect((await control<Stats>(sandbox.url, "GET", "stats")).body.saleRequests).toBe(before);
   });
 
   it("cannot be changed or deleted, nor its recording id emptied before its sale is erased", async () => {

@@ -8,15 +8,7 @@ import type { Database } from "../connection";
 import { prepared } from "../prepared";
 import { agentActor, holdAuditTrail, recordAuditEvent } from "./audit-events";
 import { eraseIfRequested } from "./customer-data";
-import {
-  agents,
-  integrations,
-  saleEvidence,
-  sales,
-  type Sale,
-  type SaleResolution,
-  type SaleStatus,
-} from "../schema";
+import { agents, integrations, sales, type Sale, type SaleResolution, type SaleStatus } from "../schema";
 
 /**
  * When a sale's row changes, as the changes feed (lib/db/queries/api-sales.ts) orders it: the clock when the row is
@@ -61,6 +53,7 @@ export async function claimSubmission(
         integrationId: sql.placeholder("integrationId"),
         request: sql.placeholder("request"),
         traceparent: sql.placeholder("traceparent"),
+        hasEvidence: sql.placeholder("hasEvidence"),
         updatedAt: SALE_CHANGED_NOW,
       })
       // Any unique key: the submission id (claimed before) or the protocol (drawn before; drawn again below).
@@ -75,6 +68,7 @@ export async function claimSubmission(
       ...input,
       integrationId: input.integrationId ?? null,
       traceparent: input.traceparent ?? null,
+      hasEvidence: Boolean(input.withEvidence),
       protocol: drawProtocol(),
     });
     if (inserted) return { claimed: true, sale: inserted };
@@ -90,6 +84,7 @@ export async function claimSubmission(
         upstreamMessage: null,
         completedAt: null,
         updatedAt: SALE_CHANGED_NOW,
+        ...(input.withEvidence ? { hasEvidence: true } : {}),
       })
       .where(
         and(
@@ -102,19 +97,14 @@ export async function claimSubmission(
           // was recorded, it does not sell anew with the customer's data.
           isNull(sales.personalDataErasedAt),
           isNull(sales.erasureRequestedAt),
-          input.withEvidence
-            ? undefined
-            : sql`not exists (select 1 from ${saleEvidence} where ${saleEvidence.submissionId} = ${sales.submissionId})`,
+          // On the row, not a subquery: a re-claim that waited on this row's lock re-reads it whole (0023).
+          input.withEvidence ? undefined : eq(sales.hasEvidence, false),
         ),
       )
       .returning();
     if (retried) return { claimed: true, sale: retried };
 
-    const [existing] = await db
-      .select()
-      .from(sales)
-      .where(eq(sales.submissionId, input.submissionId))
-      .limit(1);
+    const existing = await findSaleRow(db, input.submissionId);
     if (existing) return { claimed: false, sale: existing };
     if (draw >= 3) throw new Error("No protocol could be drawn for a new sale: three draws were taken.");
   }
@@ -247,6 +237,12 @@ export async function findHeldSaleOf(
   );
   const [sale] = await find.execute(agentId ? { ...common, agentId } : common);
   return sale;
+}
+
+/** One sale's row as the ledger holds it, nothing joined. */
+export async function findSaleRow(db: Database, submissionId: string): Promise<Sale | undefined> {
+  const [row] = await db.select().from(sales).where(eq(sales.submissionId, submissionId)).limit(1);
+  return row;
 }
 
 /** One sale with the names of who sold it (its agent, its integration, or both) and of who settled it. */
