@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import type { Page } from "@playwright/test";
 import { EVIDENCE_MESSAGES } from "../lib/validation/evidence";
 import { expect, test } from "./fixtures";
-import type { SaleFormPage } from "./pages/sale-form-page";
+import { SaleFormPage } from "./pages/sale-form-page";
 import { expectNoAxeViolations } from "./support/accessibility";
 import { ALLOWED_PORTAL, PORTAL_PORTS } from "./support/environment";
 import { signEmbedToken, startPortal } from "./support/portal";
@@ -250,8 +250,30 @@ test("a computer whose clock runs ten minutes fast still sells: the server dates
   await saleForm.fill(customer("Plano Completo"));
   await script.valor().check();
   await script.dados().check();
+  const submissionId = await page.locator('input[name="submissionId"]').inputValue();
+  const sentAt = Date.now();
   await saleForm.submit().click();
   await expect(saleForm.status()).toContainText("Venda aceita");
+
+  // The record dates both ticks by this machine's clock (the server's), not the page's ten minutes ahead.
+  const key = await apiKeyFromCli([
+    "create",
+    "--name",
+    `clock-${randomUUID().slice(0, 8)}`,
+    "--scopes",
+    "sales:read",
+  ]);
+  const read = await page.request.get(`/api/v1/sales/${submissionId}`, {
+    headers: { Authorization: `Bearer ${key}` },
+  });
+  expect(read.status()).toBe(200);
+  const { evidence } = (await read.json()) as { evidence: { confirmations: { confirmedAt: string }[] } };
+  expect(evidence.confirmations).toHaveLength(2);
+  for (const { confirmedAt } of evidence.confirmations) {
+    const offset = Date.parse(confirmedAt) - sentAt;
+    expect(offset).toBeLessThanOrEqual(5_000);
+    expect(offset).toBeGreaterThan(-60_000);
+  }
 });
 
 test.describe("in a partner portal", () => {
@@ -311,4 +333,49 @@ test("a scripted sale that failed (nothing sent) and is fixed with another plan 
     await saleForm.submit().click();
   }
   await expect(saleForm.status()).toContainText("Venda aceita");
+});
+
+test("a failed scripted sale whose re-send recorded nothing goes as a new sale once its ticks change", async ({
+  saleForm,
+  page,
+}) => {
+  const script = scriptOf(page);
+  const submissionId = () => page.locator('input[name="submissionId"]').inputValue();
+  const sale = customer("Plano Completo");
+  await sandboxControl("POST", "tokens/revoke");
+  await sandboxControl("POST", "faults", { kind: "503", target: "token", count: 1 });
+  await saleForm.fill(sale);
+  await script.valor().check();
+  await script.dados().check();
+  await saleForm.submit().click();
+  await expect(saleForm.alert()).toContainText("Venda não enviada");
+  const failedId = await submissionId();
+
+  // Meanwhile the same customer buys the plan in another tab (a second try of its own if the token's back-off
+  // still holds it): the failed sale, sent again, is answered as a known customer, and records nothing.
+  const other = new SaleFormPage(await page.context().newPage());
+  await other.goto();
+  await other.fill(sale);
+  await scriptOf(other.page).valor().check();
+  await scriptOf(other.page).dados().check();
+  await other.submit().click();
+  await expect(other.status().or(other.alert())).toBeVisible();
+  if (await other.alert().isVisible()) await other.submit().click();
+  await expect(other.status()).toContainText("Venda aceita");
+  await other.page.close();
+
+  await saleForm.submit().click();
+  await expect(saleForm.sendAnyway()).toBeVisible();
+  expect(await submissionId()).toBe(failedId);
+
+  // Another tick is another offer: a new sale, which the agent confirms for the known customer. It goes to the
+  // provider (who holds the customer's plan already and refuses it), not refused here as a changed script.
+  await script.ofertas().check();
+  expect(await submissionId()).not.toBe(failedId);
+  await saleForm.submit().click();
+  const sent = (await sandboxStats()).saleRequests;
+  await saleForm.sendAnyway().click();
+  await expect(saleForm.alert()).toContainText("Venda recusada");
+  await expect(saleForm.alert()).toContainText("O cliente já tem este plano");
+  expect((await sandboxStats()).saleRequests).toBe(sent + 1);
 });

@@ -56,6 +56,11 @@ export function useSaleSubmission({
   /** Set when an answer arrives, taken by the focus that follows it (useOutcomeFocus). */
   const outcomeArrivedRef = useRef(false);
   const knownCustomerConfirmed = useRef(false);
+  /**
+   * The submission id whose last recorded outcome is `failed` (nothing sent), through any later answer that
+   * recorded nothing (a limit, an outage, a known customer): another offer under it goes as a new sale.
+   */
+  const failedIdRef = useRef<string | null>(null);
 
   const [answer, dispatch, pending] = useActionState(
     async (previous: SaleActionState, payload: FormData): Promise<SaleActionState> => {
@@ -80,8 +85,11 @@ export function useSaleSubmission({
         if (fieldErrors[field]) setError(field, { type: "server", message: fieldErrors[field] });
       }
       if (!next.ok) evidence.showErrors(next.fieldErrors);
+      // Sent, answer unknown: it may have gone out under that id, which must then never carry another offer.
+      if (!next.ok && next.error === "not_confirmed") failedIdRef.current = null;
       if (next.ok && next.data.status !== "known-customer") {
         const sale = next.data;
+        failedIdRef.current = sale.status === "failed" ? sale.submissionId : null;
         // A refused sale is fixed and sent as a new submission; a failed one (nothing sent) keeps its id. An
         // accepted one leaves the form empty for the next customer, its outcome shown above.
         if (sale.status === "rejected") setSubmissionId(newSubmissionId());
@@ -146,7 +154,7 @@ export function useSaleSubmission({
   const clearOutcome = (event?: { target: EventTarget | null }) => {
     // A failed sale (nothing sent) keeps its id while the agent fixes the customer's data; another plan, other
     // ticks or another recording id are another offer, so it goes as a new sale (its evidence is written once).
-    const failed = answer.ok && answer.data.status === "failed";
+    const failed = failedIdRef.current === submissionId;
     const target = event?.target;
     const offer =
       target instanceof HTMLElement &&
