@@ -45,8 +45,15 @@ class Keyboard {
   }
 }
 
-/** CPF, name, e-mail, phone and the plan by its first letter; the optional fields are left alone. */
+/** The plan by its first letter, then CPF, name, e-mail and phone; the optional fields are left alone. */
 async function typeCustomer(keyboard: Keyboard, planInitial: string) {
+  await keyboard.type(planInitial);
+  await keyboard.tab();
+  await typeCustomerData(keyboard);
+}
+
+/** CPF, name, e-mail and phone, from the CPF on. */
+async function typeCustomerData(keyboard: Keyboard) {
   await keyboard.type(freshCpf());
   await keyboard.tab();
   await keyboard.type("Joana Prado");
@@ -54,8 +61,6 @@ async function typeCustomer(keyboard: Keyboard, planInitial: string) {
   await keyboard.type("joana@example.com");
   await keyboard.tab();
   await keyboard.type("21987654321");
-  await keyboard.tab();
-  await keyboard.type(planInitial);
 }
 
 async function expectNoAxeViolations(page: Page) {
@@ -83,22 +88,22 @@ test("sales made with the keyboard alone: data, Tab and one Enter each, the focu
   const form = new SaleFormPage(page);
   const signIn = new SignInPage(page);
 
-  // Sign-in: the cursor starts in E-mail and ends in CPF.
+  // Sign-in: the cursor starts in E-mail and ends in the plan, the form's first field.
   await signIn.goto();
   await expect(signIn.email()).toBeFocused();
   await keyboard.type(DEMO_AGENT.email);
   await keyboard.tab();
   await keyboard.type(DEMO_AGENT.password);
   await keyboard.enter();
-  await expect(form.cpf()).toBeFocused();
+  await expect(form.plan()).toBeFocused();
   expect(keyboard.take()).toEqual({ tab: 1, enter: 1, space: 0, other: [] });
 
-  // 1. Accepted: the form is the next customer's, the cursor in CPF, the protocol in view.
+  // 1. Accepted: the form is the next customer's, the cursor in its plan, the protocol in view.
   await typeCustomer(keyboard, "F");
   await expect(form.plan()).toHaveValue(FAMILIA);
   await keyboard.enter();
   await expect(form.status()).toContainText("Venda aceita");
-  await expect(form.cpf()).toBeFocused();
+  await expect(form.plan()).toBeFocused();
   await expect(form.status()).toBeInViewport();
   expect(keyboard.take()).toEqual({ tab: 4, enter: 1, space: 0, other: [] });
   expect(await englishWordsIn(page)).toEqual([]);
@@ -117,7 +122,7 @@ test("sales made with the keyboard alone: data, Tab and one Enter each, the focu
   await expect(form.alert()).toHaveCount(0);
   await keyboard.enter();
   await expect(form.status()).toContainText("Venda aceita");
-  await expect(form.cpf()).toBeFocused();
+  await expect(form.plan()).toBeFocused();
   expect(keyboard.take()).toEqual({ tab: 0, enter: 1, space: 0, other: [] });
 
   // 3. Unknown (the provider failed after receiving it): "Nova venda" holds the cursor, in view.
@@ -130,7 +135,7 @@ test("sales made with the keyboard alone: data, Tab and one Enter each, the focu
   expect(keyboard.take()).toEqual({ tab: 4, enter: 1, space: 0, other: [] });
   expect(await englishWordsIn(page)).toEqual([]);
   await keyboard.enter();
-  await expect(form.cpf()).toBeFocused();
+  await expect(form.plan()).toBeFocused();
   await expect(form.cpf()).toHaveValue("");
   keyboard.take();
 
@@ -194,24 +199,27 @@ test("plans show their price and description, and the chosen one is described un
   await expect(saleForm.plan()).toHaveAccessibleDescription(/R\$\s89,90 — Todos os serviços/);
 });
 
-test("a scripted plan costs one Tab into its confirmations and one Space per confirmation ticked, nothing else", async ({
+test("a scripted plan costs one key per confirmation: Space ticks it and moves on, Tab passes an optional one", async ({
   saleForm,
   page,
 }) => {
   const keyboard = new Keyboard(page);
   const confirmation = (name: RegExp) => page.getByRole("checkbox", { name });
-  await expect(saleForm.cpf()).toBeFocused();
+  const extra = (keys: ReturnType<Keyboard["take"]>, base: ReturnType<Keyboard["take"]>) =>
+    keys.tab - base.tab + keys.space - base.space + keys.enter - base.enter + keys.other.length;
+  await expect(saleForm.plan()).toBeFocused();
 
-  // The same sale of a plan without a script: data, Tab between the fields, Enter.
+  // The same sale of a plan without a script: the plan, Tab, the data with Tab between the fields, Enter.
   await typeCustomer(keyboard, "F");
   await keyboard.enter();
   await expect(saleForm.status()).toContainText("Venda aceita");
-  await expect(saleForm.cpf()).toBeFocused();
+  await expect(saleForm.plan()).toBeFocused();
   const unscripted = keyboard.take();
   expect(unscripted).toEqual({ tab: 4, enter: 1, space: 0, other: [] });
 
-  // The required confirmations only: Tab into them, Space on each (the focus moves on), Enter from the optional one.
-  await typeCustomer(keyboard, "C");
+  // Completo's three confirmations, every one ticked: the Tab that leaves the plan reaches the first, a Space
+  // ticks each and moves on, the last one's to the CPF. Three keys more, one per confirmation.
+  await keyboard.type("C");
   await expect(saleForm.plan()).toHaveValue(COMPLETO);
   await keyboard.tab();
   await expect(confirmation(/aceitou o valor/)).toBeFocused();
@@ -220,20 +228,30 @@ test("a scripted plan costs one Tab into its confirmations and one Space per con
   await expect(confirmation(/autorizou o uso dos dados/)).toBeFocused();
   await keyboard.space();
   await expect(confirmation(/ofertas por e-mail/)).toBeFocused();
+  await keyboard.space();
+  await expect(saleForm.cpf()).toBeFocused();
+  await typeCustomerData(keyboard);
   await keyboard.enter();
   await expect(saleForm.status()).toContainText("Venda aceita");
-  await expect(saleForm.cpf()).toBeFocused();
-  expect(keyboard.take()).toEqual({ ...unscripted, tab: unscripted.tab + 1, space: 2 });
+  await expect(saleForm.plan()).toBeFocused();
+  const everyOne = keyboard.take();
+  expect(everyOne).toEqual({ ...unscripted, space: 3 });
+  expect(extra(everyOne, unscripted)).toBe(3);
 
-  // Every confirmation: after the last, the focus goes on to the next field, where Enter sends.
-  await typeCustomer(keyboard, "C");
+  // The two required ones only: a Space each, and a Tab past the optional one the customer declined.
+  await keyboard.type("C");
   await keyboard.tab();
   await keyboard.space();
   await keyboard.space();
-  await keyboard.space();
-  await expect(saleForm.birthDate()).toBeFocused();
+  await expect(confirmation(/ofertas por e-mail/)).toBeFocused();
+  await expect(confirmation(/ofertas por e-mail/)).not.toBeChecked();
+  await keyboard.tab();
+  await expect(saleForm.cpf()).toBeFocused();
+  await typeCustomerData(keyboard);
   await keyboard.enter();
   await expect(saleForm.status()).toContainText("Venda aceita");
-  expect(keyboard.take()).toEqual({ ...unscripted, tab: unscripted.tab + 1, space: 3 });
+  const requiredOnly = keyboard.take();
+  expect(requiredOnly).toEqual({ ...unscripted, tab: unscripted.tab + 1, space: 2 });
+  expect(extra(requiredOnly, unscripted)).toBe(3);
   expect((await sandboxStats()).salesAccepted).toBe(3);
 });

@@ -35,10 +35,13 @@ describe("firstMissingConfirmation", () => {
 });
 
 describe("FORM_FIELDS_IN_ORDER", () => {
-  it("holds every sale and evidence field once, the sale's in their own order", () => {
+  it("holds every sale and evidence field once: the plan and its confirmations first, then the sale's in order", () => {
     expect([...FORM_FIELDS_IN_ORDER].sort()).toEqual([...SALE_FIELDS, ...EVIDENCE_FIELDS].sort());
+    expect(FORM_FIELDS_IN_ORDER.slice(0, 2)).toEqual(["planId", "confirmations"]);
     expect(
-      FORM_FIELDS_IN_ORDER.filter((field) => (SALE_FIELDS as readonly string[]).includes(field)),
-    ).toEqual([...SALE_FIELDS]);
+      FORM_FIELDS_IN_ORDER.filter(
+        (field) => field !== "planId" && (SALE_FIELDS as readonly string[]).includes(field),
+      ),
+    ).toEqual(SALE_FIELDS.filter((field) => field !== "planId"));
   });
 });

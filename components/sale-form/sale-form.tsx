@@ -68,13 +68,13 @@ export function SaleForm({
   const submission = useSaleSubmission({ form, saleAction, initialSubmissionId, onOutcome, evidence });
   const { submissionId, state, result, pending, sameSaleOnly, locked } = submission;
 
-  const { panelHeadingRef, messageRef, submitButtonRef, newSaleButtonRef, focusCpfWhenCleared } =
+  const { panelHeadingRef, messageRef, submitButtonRef, newSaleButtonRef, focusFirstFieldWhenCleared } =
     useOutcomeFocus(submission, setFocus);
   usePortalPrefill(prefill, submission.openToPrefill, setValue, evidence.prefillRecordingId);
 
   const startNewSale = () => {
     submission.startNewSale();
-    focusCpfWhenCleared();
+    focusFirstFieldWhenCleared();
   };
 
   const cpf = useMaskedInput(register("customerDocument"), SALE_FIELD_MASKS.customerDocument);
@@ -130,12 +130,54 @@ export function SaleForm({
         className={`grid gap-4 sm:grid-cols-2 ${scripted ? "lg:grid-cols-[1fr_1fr_minmax(20rem,1.2fr)] lg:grid-rows-[repeat(4,auto)_1fr]" : ""}`}
       >
         <legend className="sr-only">Dados do cliente</legend>
+        <FormField
+          id="planId"
+          label="Plano"
+          className={scripted ? "sm:col-span-2 lg:col-span-1" : undefined}
+          error={error("planId")}
+          hint={
+            plans
+              ? chosenPlan?.summary || undefined
+              : "Identificador do plano (UUID), como informado pelo fornecedor."
+          }
+        >
+          {(control) =>
+            plans ? (
+              <select
+                {...control}
+                {...register("planId")}
+                autoFocus={autoFocus}
+                onKeyDown={submitOnEnter}
+                className={inputClassName}
+              >
+                <option value="">Selecione o plano</option>
+                {plans.map((plan) => (
+                  <option key={plan.id} value={plan.id}>
+                    {plan.label}
+                  </option>
+                ))}
+              </select>
+            ) : (
+              <input
+                {...control}
+                {...register("planId")}
+                autoFocus={autoFocus}
+                autoComplete="off"
+                spellCheck={false}
+                className={inputClassName}
+              />
+            )
+          }
+        </FormField>
+        <OfferScript
+          evidence={evidence}
+          className="rounded-md border border-slate-200 bg-slate-50 px-4 py-3 sm:col-span-2 lg:col-span-1 lg:col-start-3 lg:row-span-full lg:row-start-1 lg:self-start"
+        />
         <FormField id="customerDocument" label="CPF" error={error("customerDocument")}>
           {(control) => (
             <input
               {...control}
               {...cpf}
-              autoFocus={autoFocus}
               autoComplete="off"
               placeholder="000.000.000-00"
               className={inputClassName}
@@ -175,47 +217,6 @@ export function SaleForm({
             />
           )}
         </FormField>
-        <FormField
-          id="planId"
-          label="Plano"
-          className={scripted ? "sm:col-span-2 lg:col-span-1" : undefined}
-          error={error("planId")}
-          hint={
-            plans
-              ? chosenPlan?.summary || undefined
-              : "Identificador do plano (UUID), como informado pelo fornecedor."
-          }
-        >
-          {(control) =>
-            plans ? (
-              <select
-                {...control}
-                {...register("planId")}
-                onKeyDown={submitOnEnter}
-                className={inputClassName}
-              >
-                <option value="">Selecione o plano</option>
-                {plans.map((plan) => (
-                  <option key={plan.id} value={plan.id}>
-                    {plan.label}
-                  </option>
-                ))}
-              </select>
-            ) : (
-              <input
-                {...control}
-                {...register("planId")}
-                autoComplete="off"
-                spellCheck={false}
-                className={inputClassName}
-              />
-            )
-          }
-        </FormField>
-        <OfferScript
-          evidence={evidence}
-          className="rounded-md border border-slate-200 bg-slate-50 px-4 py-3 sm:col-span-2 lg:col-span-1 lg:col-start-3 lg:row-span-full lg:row-start-1 lg:self-start"
-        />
         <FormField id="birthDate" label="Data de nascimento" error={error("birthDate")} hint="Opcional.">
           {(control) => (
             <input

@@ -3,13 +3,14 @@
 import { useEffect, useRef } from "react";
 import type { UseFormSetFocus } from "react-hook-form";
 import type { SaleFormValues } from "@/lib/validation/sale";
+import { FORM_FIELDS_IN_ORDER } from "./confirmation-ticks";
 import type { SaleSubmission } from "./use-sale-submission";
 
 /**
- * Where the agent's next key belongs after each answer, with the outcome in view: the next customer's CPF after
- * an accepted sale, the field the provider refused, "Enviar de novo" when nothing was sent, "Nova venda" after an
- * unknown one; otherwise the outcome's heading. The form puts the refs on those elements; `focusCpfWhenCleared`
- * is for "Nova venda": CPF once the outcome is gone.
+ * Where the agent's next key belongs after each answer, with the outcome in view: the form's first field (the
+ * plan) for the next customer after an accepted sale, the field the provider refused, "Enviar de novo" when nothing was sent, "Nova venda" after an
+ * unknown one; otherwise the outcome's heading. The form puts the refs on those elements; `focusFirstFieldWhenCleared`
+ * is for "Nova venda": the first field once the outcome is gone.
  */
 export function useOutcomeFocus(
   { state, result, pending, outcomeArrivedRef: arrivedRef, focusFirstError }: SaleSubmission,
@@ -32,7 +33,7 @@ export function useOutcomeFocus(
     const outcome = state.data;
     switch (outcome.status) {
       case "accepted":
-        setFocus("customerDocument");
+        setFocus(FORM_FIELDS_IN_ORDER[0]);
         return;
       case "rejected":
         if (!focusFirstError(outcome.fieldErrors)) panelHeadingRef.current?.focus();
@@ -51,13 +52,13 @@ export function useOutcomeFocus(
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [state, pending]);
 
-  // CPF takes the focus once the outcome is gone: only then is the fieldset (disabled while a sale is finished)
+  // The first field (the plan) takes the focus once the outcome is gone: only then is the fieldset (disabled while a sale is finished)
   // enabled again, which a transition may commit frames later; a focus asked for sooner is lost.
-  const focusCpfWhenCleared = useRef(false);
+  const focusFirstFieldWhenCleared = useRef(false);
   useEffect(() => {
-    if (result || !focusCpfWhenCleared.current) return;
-    focusCpfWhenCleared.current = false;
-    setFocus("customerDocument");
+    if (result || !focusFirstFieldWhenCleared.current) return;
+    focusFirstFieldWhenCleared.current = false;
+    setFocus(FORM_FIELDS_IN_ORDER[0]);
   }, [result, setFocus]);
 
   return {
@@ -65,8 +66,8 @@ export function useOutcomeFocus(
     messageRef,
     submitButtonRef,
     newSaleButtonRef,
-    focusCpfWhenCleared: () => {
-      focusCpfWhenCleared.current = true;
+    focusFirstFieldWhenCleared: () => {
+      focusFirstFieldWhenCleared.current = true;
     },
   };
 }
