@@ -198,12 +198,14 @@ async function recordAndSend(input: SaleInput, seller: Seller): Promise<SellResu
 
 /**
  * The seller's own sale under `submissionId` as the ledger has it, if it went out (or is on its way): any status
- * but `failed`, which would be sent again and so needs this attempt's evidence.
+ * but `failed`, which would be sent again and so needs this attempt's evidence; or a failed one that is history
+ * (erased, or its customer asked for erasure), which is never sent again (claimSubmission).
  */
 async function sentBefore(submissionId: string, seller: Seller): Promise<Sale | null | "unavailable"> {
   try {
     const sale = await findSaleRow(await getDb(), submissionId);
-    if (!sale || sale.status === "failed") return null;
+    const history = sale?.personalDataErasedAt || sale?.erasureRequestedAt;
+    if (!sale || (sale.status === "failed" && !history)) return null;
     const mine = sale.agentId === (seller.agent?.id ?? null) && sale.integrationId === seller.integrationId;
     if (mine) log.info("sales.replay", { submissionId, status: sale.status });
     return mine ? sale : null;

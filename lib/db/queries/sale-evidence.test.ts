@@ -21,7 +21,9 @@ import {
 } from "@/sandbox/test-support";
 import { testDatabases } from "@/test/databases";
 import { anAgent, SHOWN_SCRIPT } from "@/test/offer-script";
-import { findSaleEvidence } from "./sale-evidence";
+import { holdAuditTrail } from "./audit-events";
+import { findSaleEvidence, recordSaleEvidence } from "./sale-evidence";
+import { findSaleRow } from "./sales";
 
 const silent = { info() {}, warn() {}, error() {} };
 const script = SHOWN_SCRIPT;
@@ -190,21 +192,62 @@ describe.each(testDatabases)("a scripted sale's evidence on $name", ({ open }) =
     });
   });
 
-  it("answers a failed scripted sale sent again without evidence as recorded once its customer asked for erasure", async () => {
+  it.each([
+    [
+      "retention erased it",
+      (submissionId: string) =>
+        handle.db
+          .execute(
+            sql`update sales set created_at = now() - interval '3 years' where submission_id = ${submissionId}`,
+          )
+          .then(() =>
+            eraseExpiredBatch(handle.db, { createdBefore: new Date(Date.now() - 86_400_000), limit: 1_000 }),
+          ),
+    ],
+    [
+      "its customer asked for erasure",
+      (submissionId: string) =>
+        handle.db
+          .update(sales)
+          .set({ erasureRequestedAt: new Date() })
+          .where(eq(sales.submissionId, submissionId)),
+    ],
+  ])("answers a failed scripted sale sent again without evidence as recorded once %s", async (_, erase) => {
     const submissionId = randomUUID();
     const first = await submit(submissionId, { partnerApi: unreachable });
     expect(first.submission).toMatchObject({
       kind: "recorded",
       sale: { status: "failed", hasEvidence: true },
     });
-    await handle.db
-      .update(sales)
-      .set({ erasureRequestedAt: new Date() })
-      .where(eq(sales.submissionId, submissionId));
+    await erase(submissionId);
     const before = (await control<Stats>(sandbox.url, "GET", "stats")).body.saleRequests;
 
     const again = await submit(submissionId, { evidence: false });
     expect(again.submission).toMatchObject({ kind: "recorded", replay: true, sale: { status: "failed" } });
+    expect((await control<Stats>(sandbox.url, "GET", "stats")).body.saleRequests).toBe(before);
+  });
+
+  it("flags its sale whoever writes it, so a failed sale is not sent again without it", async () => {
+    // An instance of the previous version during an upgrade claims without the flag and writes the evidence.
+    const submissionId = randomUUID();
+    const { record } = await submit(submissionId, { partnerApi: unreachable, evidence: false });
+    expect((await findSaleRow(handle.db, submissionId))?.hasEvidence).toBe(false);
+    await handle.db.transaction(async (tx) => {
+      await holdAuditTrail(tx);
+      const row = await findSaleRow(tx, submissionId);
+      await recordSaleEvidence(tx, {
+        record,
+        recordingId: "rec-42",
+        actor: { actor: `agent:${agentId}`, agentId, door: "password" },
+        protocol: row!.protocol,
+      });
+    });
+    expect((await findSaleRow(handle.db, submissionId))?.hasEvidence).toBe(true);
+    const before = (await control<Stats>(sandbox.url, "GET", "stats")).body.saleRequests;
+
+    expect((await submit(submissionId, { evidence: false })).submission).toEqual({
+      kind: "evidence-changed",
+    });
     expect((await control<Stats>(sandbox.url, "GET", "stats")).body.saleRequests).toBe(before);
   });
 
