@@ -271,8 +271,8 @@ test("a computer whose clock runs ten minutes fast still sells: the server dates
   expect(evidence.confirmations).toHaveLength(2);
   for (const { confirmedAt } of evidence.confirmations) {
     const offset = Date.parse(confirmedAt) - sentAt;
-    expect(offset).toBeLessThanOrEqual(5_000);
-    expect(offset).toBeGreaterThan(-60_000);
+    // Ten minutes ahead if the server took the page's clock; a minute either way covers a loaded machine.
+    expect(Math.abs(offset)).toBeLessThan(60_000);
   }
 });
 
@@ -371,11 +371,25 @@ test("a failed scripted sale whose re-send recorded nothing goes as a new sale o
   // Another tick is another offer: a new sale, which the agent confirms for the known customer. It goes to the
   // provider (who holds the customer's plan already and refuses it), not refused here as a changed script.
   await script.ofertas().check();
-  expect(await submissionId()).not.toBe(failedId);
+  await expect(page.locator('input[name="submissionId"]')).not.toHaveValue(failedId);
   await saleForm.submit().click();
   const sent = (await sandboxStats()).saleRequests;
   await saleForm.sendAnyway().click();
   await expect(saleForm.alert()).toContainText("Venda recusada");
   await expect(saleForm.alert()).toContainText("O cliente já tem este plano");
   expect((await sandboxStats()).saleRequests).toBe(sent + 1);
+});
+
+test("Enter on a confirmation sends the sale, as in any field", async ({ saleForm, page }) => {
+  const script = scriptOf(page);
+  await saleForm.fill(customer("Plano Completo"));
+  await script.valor().focus();
+  await page.keyboard.press("Space");
+  await expect(script.dados()).toBeFocused();
+  await page.keyboard.press("Space");
+  await expect(script.ofertas()).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(saleForm.status()).toContainText("Venda aceita");
+  await expect(script.ofertas()).toHaveCount(0);
+  expect((await sandboxStats()).salesAccepted).toBe(1);
 });

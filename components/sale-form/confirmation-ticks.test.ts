@@ -35,7 +35,7 @@ describe("firstMissingConfirmation", () => {
 });
 
 describe("FORM_FIELDS_IN_ORDER", () => {
-  it("holds every sale and evidence field once: the plan and its confirmations first, then the sale's in order", () => {
+  it("holds every field once: the plan, its confirmations, then the sale's others in order", () => {
     expect([...FORM_FIELDS_IN_ORDER].sort()).toEqual([...SALE_FIELDS, ...EVIDENCE_FIELDS].sort());
     expect(FORM_FIELDS_IN_ORDER.slice(0, 2)).toEqual(["planId", "confirmations"]);
     expect(

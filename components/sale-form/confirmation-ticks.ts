@@ -20,10 +20,10 @@ export function firstMissingConfirmation(
 }
 
 /**
- * Every control that can carry an error, in the form's visual order: the first one wrong takes the focus. The plan
- * comes first, as the offer does on the call, and its script's confirmations right after it, before the
- * customer's data: from the keyboard the Tab that leaves the plan reaches them, so each costs one key (a Space that
- * ticks it and moves on). The recording id comes after the sale's own optional fields.
+ * Every control that can carry an error, in the form's visual order: the first one wrong takes the focus. The
+ * plan comes first, as the offer does on the call, and its script's confirmations right after it, before the
+ * customer's data: from the keyboard the Tab that leaves the plan reaches them, so each costs one key (a Space
+ * that ticks it and moves on). The recording id comes after the sale's own optional fields.
  */
 export const FORM_FIELDS_IN_ORDER = [
   "planId",

@@ -34,7 +34,7 @@ export interface SaleFormProps {
   prefill?: Prefill;
   /** Called with each recorded outcome; carries no personal data. */
   onOutcome?: OutcomeReport;
-  /** Put the cursor in CPF when the form appears (not inside a portal, whose page owns the focus). */
+  /** Put the cursor in the plan when the form appears (not inside a portal, whose page owns the focus). */
   autoFocus?: boolean;
 }
 
@@ -123,8 +123,10 @@ export function SaleForm({
           ) : null}
         </OutcomePanel>
       ) : null}
-      {/* With an offer script, wide screens get a third column for it, beside every field (no scrolling between
-          reading and typing); narrower ones, a portal's frame too, show it under the plan that brings it. */}
+      {/* The plan first, as the offer comes first on the call. With an offer script, wide screens get a third
+          column for it, beside every field (no scrolling between reading and typing), and Tab goes from the plan
+          to its confirmations there and back to the CPF beside the plan (a row of its own for the plan would push
+          the button out of a 1366×657 view); narrower ones, a portal's frame too, show it under the plan. */}
       <fieldset
         disabled={locked}
         className={`grid gap-4 sm:grid-cols-2 ${scripted ? "lg:grid-cols-[1fr_1fr_minmax(20rem,1.2fr)] lg:grid-rows-[repeat(4,auto)_1fr]" : ""}`}

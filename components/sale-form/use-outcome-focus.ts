@@ -8,9 +8,9 @@ import type { SaleSubmission } from "./use-sale-submission";
 
 /**
  * Where the agent's next key belongs after each answer, with the outcome in view: the form's first field (the
- * plan) for the next customer after an accepted sale, the field the provider refused, "Enviar de novo" when nothing was sent, "Nova venda" after an
- * unknown one; otherwise the outcome's heading. The form puts the refs on those elements; `focusFirstFieldWhenCleared`
- * is for "Nova venda": the first field once the outcome is gone.
+ * plan) for the next customer after an accepted sale, the field the provider refused, "Enviar de novo" when
+ * nothing was sent, "Nova venda" after an unknown one; otherwise the outcome's heading. The form puts the refs on
+ * those elements; `focusFirstFieldWhenCleared` is for "Nova venda": the first field once the outcome is gone.
  */
 export function useOutcomeFocus(
   { state, result, pending, outcomeArrivedRef: arrivedRef, focusFirstError }: SaleSubmission,
@@ -52,8 +52,9 @@ export function useOutcomeFocus(
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [state, pending]);
 
-  // The first field (the plan) takes the focus once the outcome is gone: only then is the fieldset (disabled while a sale is finished)
-  // enabled again, which a transition may commit frames later; a focus asked for sooner is lost.
+  // The first field (the plan) takes the focus once the outcome is gone: only then is the fieldset (disabled
+  // while a sale is finished) enabled again, which a transition may commit frames later; a focus asked for sooner
+  // is lost.
   const focusFirstFieldWhenCleared = useRef(false);
   useEffect(() => {
     if (result || !focusFirstFieldWhenCleared.current) return;

@@ -154,7 +154,9 @@ export function useSaleSubmission({
   const clearOutcome = (event?: { target: EventTarget | null }) => {
     // A failed sale (nothing sent) keeps its id while the agent fixes the customer's data; another plan, other
     // ticks or another recording id are another offer, so it goes as a new sale (its evidence is written once).
-    const failed = failedIdRef.current === submissionId;
+    // Never while a send is starting: the edit may land before the fieldset locks, and the id must stay the one
+    // that goes out, which "Enviar de novo" may have to send again.
+    const failed = !busy.current && failedIdRef.current === submissionId;
     const target = event?.target;
     const offer =
       target instanceof HTMLElement &&
