@@ -9,6 +9,7 @@ import { appNodeOptions } from "../scripts/app-node-options";
 import { buildIfNeeded } from "../scripts/build-if-needed";
 import { chromiumLaunchOptions, ensureBrowser } from "../scripts/ensure-browser";
 import { startTestPostgres, type TestPostgres } from "../scripts/test-postgres";
+import { databaseCounts } from "./lib/app-client";
 import { lighthousePages } from "./lib/lighthouse";
 import { runLoad, type LoadTarget } from "./lib/load";
 import {
@@ -67,6 +68,9 @@ function gitDescription(): string {
     return "unknown";
   }
 }
+
+// The app's /api/metrics answers this bearer token: the bench reads the database round trips from it.
+const METRICS_TOKEN = randomUUID();
 
 function sandboxStats(sandbox: string) {
   return json<{ tokenRequests: number; saleRequests: number }>(`${sandbox}/__sandbox/stats`);
@@ -139,6 +143,7 @@ interface SubmissionOverhead {
   overhead: BenchResults["overhead"];
   peakRssDuringLoadMb: number;
   postgresPeakRssDuringLoadMb: number;
+  dbRoundTripsPerSale: BenchResults["dbRoundTripsPerSale"];
 }
 
 type Rounds = Record<string, Record<number, { latenciesMs: number[]; rps: number[]; p50: number[] }>>;
@@ -173,6 +178,7 @@ async function prepareServices(work: string): Promise<Services> {
     DATABASE_URL: "",
     EMBED_ALLOWED_ORIGINS: "",
     LOG_FILE: "",
+    METRICS_TOKEN,
     ...LIMITS_LIFTED,
   };
   const processes: RunningProcess[] = [];
@@ -434,6 +440,7 @@ async function measureSubmissionOverhead(
   step(`Submission overhead: ${ROUNDS} alternating rounds at concurrency ${CONCURRENCY.join(" and ")}`);
   const targets = await submissionTargets(bench, cookie, postgresApp);
   const rounds: Rounds = {};
+  const roundTrips: Record<string, Record<number, { roundTrips: number; sales: number }>> = {};
   const loadErrors: BenchResults["loadErrors"] = [];
   const postgresPid = postgresApp?.pid;
   let peakRssDuringLoadMb = 0;
@@ -450,7 +457,17 @@ async function measureSubmissionOverhead(
         // A different order every round, so no target always runs first or right after the app.
         const order = targets.map((_, index) => targets[(index + round) % targets.length]!);
         for (const target of order) {
+          const counted = target.expectStatus === 201;
+          const before = counted ? await databaseCounts(target.origin, METRICS_TOKEN) : undefined;
           const result = await runLoad(target, { concurrency, requests: REQUESTS[concurrency] });
+          let perSale = "";
+          if (before) {
+            const after = await databaseCounts(target.origin, METRICS_TOKEN);
+            const trips = ((roundTrips[target.name] ??= {})[concurrency] ??= { roundTrips: 0, sales: 0 });
+            trips.roundTrips += after.roundTrips - before.roundTrips;
+            trips.sales += after.sales - before.sales;
+            perSale = `  ${((after.roundTrips - before.roundTrips) / (after.sales - before.sales)).toFixed(2)} db round trips/sale`;
+          }
           const summary = summarize(result.latenciesMs, result.durationMs);
           const slot = ((rounds[target.name] ??= {})[concurrency] ??= {
             latenciesMs: [],
@@ -463,7 +480,7 @@ async function measureSubmissionOverhead(
           for (const error of result.errors) loadErrors.push({ target: target.name, concurrency, ...error });
           console.log(
             `  round ${round + 1} c=${concurrency} ${target.name.padEnd(12)} p50 ${summary.p50Ms.toFixed(2)} ms` +
-              `  p99 ${summary.p99Ms.toFixed(2)} ms  ${summary.requestsPerSecond.toFixed(0)} req/s`,
+              `  p99 ${summary.p99Ms.toFixed(2)} ms  ${summary.requestsPerSecond.toFixed(0)} req/s${perSale}`,
           );
         }
       }
@@ -477,6 +494,13 @@ async function measureSubmissionOverhead(
     overhead: overheadFigures(rounds),
     peakRssDuringLoadMb,
     postgresPeakRssDuringLoadMb,
+    dbRoundTripsPerSale: Object.entries(roundTrips).flatMap(([target, byConcurrency]) =>
+      Object.entries(byConcurrency).map(([concurrency, counted]) => ({
+        target,
+        concurrency: Number(concurrency),
+        roundTripsPerSale: counted.roundTrips / counted.sales,
+      })),
+    ),
   };
 }
 
@@ -512,6 +536,7 @@ function collectResults(
     load: submission.load,
     loadErrors: submission.loadErrors,
     overhead: submission.overhead,
+    dbRoundTripsPerSale: submission.dbRoundTripsPerSale,
     tokens,
     memory: {
       peakRssDuringLoadMb: submission.peakRssDuringLoadMb,

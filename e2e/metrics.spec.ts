@@ -50,6 +50,10 @@ test("without the token /api/metrics is 401; with it, Prometheus scrapes the app
   // Node.js's own process metrics come with the app's.
   expect(await prometheus!.value('process_resident_memory_bytes{job="partner-sales"}')).toBeGreaterThan(0);
   expect(await prometheus!.value('partner_sales_database_up{job="partner-sales"}')).toBe(1);
+  // Every request to the database is counted (the bench divides them by the sales).
+  expect(await prometheus!.value('partner_sales_db_round_trips_total{job="partner-sales"}')).toBeGreaterThan(
+    0,
+  );
 });
 
 test("sales of each outcome, token exchanges, provider timings, open sales and refused sign-ins read back through Prometheus", async ({

@@ -4,6 +4,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import {
   databaseErrors,
   upkeepTasks,
+  databaseRoundTrips,
   type DatabaseErrorMessage,
   type UpkeepTaskMessage,
 } from "@/lib/db/channels";
@@ -131,6 +132,11 @@ function createMetrics() {
       buckets: SECONDS_BUCKETS,
       registers,
     }),
+    databaseRoundTrips: new Counter({
+      name: "partner_sales_db_round_trips_total",
+      help: "Requests this process sent to its database: each query on PostgreSQL (BEGIN and COMMIT included), each call into the embedded one.",
+      registers,
+    }),
     databaseUp: new Gauge({
       name: "partner_sales_database_up",
       help: "1 when the database answered the last scrape's query, 0 when it did not.",
@@ -145,7 +151,12 @@ type Metrics = ReturnType<typeof createMetrics>;
  * The provider's client publishes its requests and token exchanges (lib/partner-api/channels.ts), the database
  * connection its failures and the embedded database's upkeep its tasks (lib/db/channels.ts).
  */
-function listen({ upstreamDuration, tokenExchanges: exchanges, databaseUpkeep }: Metrics) {
+function listen({
+  upstreamDuration,
+  tokenExchanges: exchanges,
+  databaseUpkeep,
+  databaseRoundTrips: trips,
+}: Metrics) {
   subscribe(upstreamRequests.name, (message) => {
     const { endpoint, statusClass, seconds } = message as UpstreamRequestMessage;
     upstreamDuration.observe({ endpoint, status_class: statusClass }, seconds);
@@ -154,6 +165,7 @@ function listen({ upstreamDuration, tokenExchanges: exchanges, databaseUpkeep }:
     exchanges.inc({ result: (message as TokenExchangeMessage).result });
   });
   subscribe(databaseErrors.name, (message) => countDatabaseError((message as DatabaseErrorMessage).sqlState));
+  subscribe(databaseRoundTrips.name, (count) => trips.inc(count as number));
   subscribe(upkeepTasks.name, (message) => {
     const { task, seconds } = message as UpkeepTaskMessage;
     databaseUpkeep.observe({ task }, seconds);

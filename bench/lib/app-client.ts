@@ -45,3 +45,25 @@ export async function readPage(origin: string, path: string, cookie: string) {
   }
   return { bytes, lines };
 }
+
+/** A counter's value in the app's /api/metrics (its sum over the label sets that contain `labels`). */
+export async function metricValue(origin: string, token: string, name: string, labels = ""): Promise<number> {
+  const response = await fetch(`${origin}/api/metrics`, { headers: { authorization: `Bearer ${token}` } });
+  if (!response.ok) throw new Error(`GET ${origin}/api/metrics answered ${response.status}.`);
+  let total = 0;
+  for (const line of (await response.text()).split("\n")) {
+    const rest = line.slice(name.length);
+    if (!line.startsWith(name) || (rest[0] !== " " && rest[0] !== "{") || !line.includes(labels)) continue;
+    total += Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return total;
+}
+
+/** The database round trips and the accepted sales an app has counted so far (bench/run.ts, bench/profile.ts). */
+export async function databaseCounts(origin: string, token: string) {
+  const [roundTrips, sales] = await Promise.all([
+    metricValue(origin, token, "partner_sales_db_round_trips_total"),
+    metricValue(origin, token, "partner_sales_sales_total", 'outcome="accepted"'),
+  ]);
+  return { roundTrips, sales };
+}

@@ -9,6 +9,8 @@ export interface ReceivedSpan {
   parentSpanId: string | undefined;
   name: string;
   attributes: Record<string, string | number | boolean>;
+  /** From the span's start to its end. */
+  durationMs: number;
 }
 
 export interface OtlpReceiver {
@@ -34,6 +36,8 @@ interface OtlpBody {
         spanId: string;
         parentSpanId?: string;
         name: string;
+        startTimeUnixNano?: string;
+        endTimeUnixNano?: string;
         attributes?: { key: string; value: OtlpValue }[];
       }[];
     }[];
@@ -73,6 +77,8 @@ export async function startOtlpReceiver({ tls }: { tls?: IssuedCertificate } = {
               spanId: span.spanId,
               parentSpanId: span.parentSpanId || undefined,
               name: span.name,
+              durationMs:
+                Number(BigInt(span.endTimeUnixNano ?? 0) - BigInt(span.startTimeUnixNano ?? 0)) / 1e6,
               attributes: Object.fromEntries(
                 (span.attributes ?? []).map(({ key, value }) => [key, valueOf(value)]),
               ),

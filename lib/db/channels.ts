@@ -24,3 +24,13 @@ export interface UpkeepTaskMessage {
 
 /** Each upkeep task, once done. */
 export const upkeepTasks = channel("partner-sales:database-upkeep");
+
+/**
+ * Each request sent to the database: a query on PostgreSQL (BEGIN and COMMIT included), a call into the embedded
+ * one. Counted for `partner_sales_db_round_trips_total`, which the benchmark divides by the sales it made.
+ */
+export const databaseRoundTrips = channel("partner-sales:database-round-trip");
+
+export function noteRoundTrips(count: number): void {
+  if (databaseRoundTrips.hasSubscribers) databaseRoundTrips.publish(count);
+}

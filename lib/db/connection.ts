@@ -11,7 +11,7 @@ import { migrate as migratePostgres } from "drizzle-orm/node-postgres/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
 import { log } from "@/lib/log";
-import { databaseErrors, type DatabaseErrorMessage } from "./channels";
+import { databaseErrors, noteRoundTrips, type DatabaseErrorMessage } from "./channels";
 import { acquireDataDirLock } from "./data-dir-lock";
 import { grantAppRole, ownsAuditTrail } from "./grants";
 import { clusterState } from "./pglite-control";
@@ -145,8 +145,8 @@ const noting =
   };
 
 /**
- * The pool's connections, each failed connect and query counted for the metrics (lib/metrics.ts) on its way to
- * the caller, whichever form it was called in: the pool calls back, drizzle awaits.
+ * The pool's connections, each query and each failed connect or query counted for the metrics (lib/metrics.ts) on
+ * its way to the caller, whichever form it was called in: the pool calls back, drizzle awaits.
  */
 class CountedClient extends pg.Client {
   constructor(config?: string | pg.ClientConfig) {
@@ -154,6 +154,7 @@ class CountedClient extends pg.Client {
     for (const method of ["connect", "query"] as const) {
       const original = (this[method] as (...args: unknown[]) => unknown).bind(this);
       this[method] = ((...args: unknown[]) => {
+        if (method === "query") noteRoundTrips(1);
         const last = args.at(-1);
         if (typeof last === "function") return original(...args.slice(0, -1), noting(last as Callback));
         const result = original(...args);
@@ -346,6 +347,30 @@ export class DataDirUnsafeError extends Error {
   override readonly name = "DataDirUnsafeError";
 }
 
+type Calls = Pick<PGlite, "query" | "exec">;
+
+/** Counts each call into the embedded database for the metrics, a transaction's own included (BEGIN and COMMIT too). */
+function countCalls(client: PGlite): void {
+  const counted = <T extends Calls>(target: T): T => {
+    const { query, exec } = target;
+    target.query = ((...args: Parameters<Calls["query"]>) => {
+      noteRoundTrips(1);
+      return query.apply(target, args);
+    }) as T["query"];
+    target.exec = ((...args: Parameters<Calls["exec"]>) => {
+      noteRoundTrips(1);
+      return exec.apply(target, args);
+    }) as T["exec"];
+    return target;
+  };
+  counted(client);
+  const { transaction } = client;
+  client.transaction = ((callback: Parameters<PGlite["transaction"]>[0]) => {
+    noteRoundTrips(2);
+    return transaction.call(client, (tx) => callback(counted(tx)));
+  }) as PGlite["transaction"];
+}
+
 async function openPglite(
   dataDir: string,
   role: DatabaseOptions["role"],
@@ -383,6 +408,7 @@ async function openPglite(
       relaxedDurability: true,
     });
     await client.exec("create extension if not exists pg_visibility");
+    countCalls(client);
     const db = drizzlePglite(client, { schema });
     await migratePglite(db, { migrationsFolder: MIGRATIONS });
     let socket: PGLiteSocketServer | undefined;
