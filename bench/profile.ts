@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startOtlpReceiver, type ReceivedSpan } from "../e2e/support/otlp-receiver";
-import { appNodeOptions } from "../scripts/app-node-options";
 import { buildIfNeeded } from "../scripts/build-if-needed";
 import { startSandbox } from "../sandbox/test-support";
 import { databaseCounts, signIn } from "./lib/app-client";
@@ -111,7 +110,7 @@ function saleTarget(origin: string, cookie: string): LoadTarget {
 async function withApp<T>(
   dir: string,
   name: string,
-  env: Record<string, string>,
+  { env, nodeArgs }: { env: Record<string, string>; nodeArgs?: string[] },
   work: (app: RunningApp) => Promise<T>,
 ): Promise<T> {
   const app = await startApp(
@@ -127,6 +126,7 @@ async function withApp<T>(
       },
       logFile: join(dir, `${name}.log`),
       upkeep: [],
+      nodeArgs,
     },
     name,
   );
@@ -145,7 +145,7 @@ async function profileCpu(work: string, env: Record<string, string>): Promise<Cp
   const measured = await withApp(
     work,
     "cpu",
-    { ...env, NODE_OPTIONS: appNodeOptions(`--cpu-prof --cpu-prof-dir=${profiles} --cpu-prof-interval=250`) },
+    { env, nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profiles}`, "--cpu-prof-interval=250"] },
     async (app) => {
       pid = app.pid;
       const target = saleTarget(app.origin, await signIn(app.origin, DEMO_AGENT.email, DEMO_AGENT.password));
@@ -190,10 +190,12 @@ async function profileSteps(work: string, env: Record<string, string>): Promise<
       work,
       "steps",
       {
-        ...env,
-        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-        OTEL_BSP_MAX_QUEUE_SIZE: "100000",
-        OTEL_BSP_SCHEDULE_DELAY: "200",
+        env: {
+          ...env,
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+          OTEL_BSP_MAX_QUEUE_SIZE: "100000",
+          OTEL_BSP_SCHEDULE_DELAY: "200",
+        },
       },
       async (app) => {
         const target = saleTarget(
@@ -298,9 +300,10 @@ async function main() {
         console.log(`Wrote ${file}`);
       },
     );
+    // Kept after a failure: the app's log and profile say what went wrong.
+    rmSync(work, { recursive: true, force: true });
   } finally {
     await sandbox.close();
-    rmSync(work, { recursive: true, force: true });
   }
 }
 

@@ -25,6 +25,8 @@ export interface AppOptions {
   logFile: string;
   /** Every `db.upkeep` line the app logs, across its starts. */
   upkeep: UpkeepPause[];
+  /** Node's own options for the server (those NODE_OPTIONS may not carry, such as --cpu-prof). */
+  nodeArgs?: string[];
 }
 
 export interface RunningApp {
@@ -95,7 +97,7 @@ async function answersOk(url: string): Promise<boolean> {
  * `start` names this start in the bench's words, for its upkeep lines.
  */
 export async function startApp(
-  { root, port, env, logFile, upkeep }: AppOptions,
+  { root, port, env, logFile, upkeep, nodeArgs = [] }: AppOptions,
   start: string,
 ): Promise<RunningApp> {
   const log = createWriteStream(logFile, { flags: "a" });
@@ -104,6 +106,7 @@ export async function startApp(
     process.execPath,
     // --exit-with-parent: a bench killed outright leaves no server on its ledger.
     [
+      ...nodeArgs,
       join(root, "scripts/server.mjs"),
       "--port",
       String(port),
