@@ -34,6 +34,8 @@ interface CpuFigures {
   /** Where the app's main thread spent its samples while the load ran, in ms per sale. */
   msPerSale: { where: string; ms: number }[];
   idleShare: number;
+  /** The functions that took the most samples themselves (name, tab, script), in ms per sale. */
+  topFunctions: { name: string; ms: number }[];
 }
 
 interface StepFigures {
@@ -77,19 +79,28 @@ function whereOf({ functionName, url }: ProfileNode["callFrame"]): string {
   return "other scripts";
 }
 
-/** Each profile sample between `fromUs` and `toUs` (the monotonic clock process.hrtime reads), by where it ran. */
-function samplesByPlace(profile: CpuProfile, fromUs: number, toUs: number): Map<string, number> {
+/**
+ * Each profile sample between `fromUs` and `toUs` (the monotonic clock process.hrtime reads): its time by where it
+ * ran, and by function (name and script).
+ */
+function samplesOf(profile: CpuProfile, fromUs: number, toUs: number) {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const byPlace = new Map<string, number>();
+  const byFunction = new Map<string, number>();
   let at = profile.startTime;
   for (let index = 0; index < profile.samples.length; index++) {
     at += profile.timeDeltas[index]!;
     const next = index + 1 < profile.timeDeltas.length ? profile.timeDeltas[index + 1]! : 0;
     if (at < fromUs || at > toUs) continue;
-    const where = whereOf(nodes.get(profile.samples[index]!)!.callFrame);
+    const { callFrame } = nodes.get(profile.samples[index]!)!;
+    const where = whereOf(callFrame);
     byPlace.set(where, (byPlace.get(where) ?? 0) + next);
+    if (where === "idle") continue;
+    const script = callFrame.url.replace(/^.*node_modules\//, "").replace(/^.*\/\.next\//, ".next/");
+    const name = `${callFrame.functionName || "(anonymous)"}\t${script}`;
+    byFunction.set(name, (byFunction.get(name) ?? 0) + next);
   }
-  return byPlace;
+  return { byPlace, byFunction };
 }
 
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
@@ -166,7 +177,7 @@ async function profileCpu(work: string, env: Record<string, string>): Promise<Cp
   );
   const file = readdirSync(profiles).find((name) => name.includes(`.${pid}.`));
   if (!file) throw new Error(`No CPU profile of the app (pid ${pid}) in ${profiles}.`);
-  const byPlace = samplesByPlace(
+  const { byPlace, byFunction } = samplesOf(
     JSON.parse(readFileSync(join(profiles, file), "utf8")),
     window.from,
     window.to,
@@ -180,6 +191,10 @@ async function profileCpu(work: string, env: Record<string, string>): Promise<Cp
       .map(([where, us]) => ({ where, ms: us / 1000 / measured.sales }))
       .sort((a, b) => b.ms - a.ms),
     idleShare: idle / total,
+    topFunctions: [...byFunction]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 25)
+      .map(([name, us]) => ({ name, ms: us / 1000 / measured.sales })),
   };
 }
 
@@ -259,6 +274,15 @@ function markdown(profiles: DatabaseProfile[]): string {
       "| --- | --- |",
       ...cpu.msPerSale.map((row) => `| ${row.where} | ${row.ms.toFixed(3)} |`),
       `| **total** | **${cpu.msPerSale.reduce((sum, row) => sum + row.ms, 0).toFixed(3)}** |`,
+      "",
+      "The functions that took the most samples themselves:",
+      "",
+      "| function | script | ms per sale |",
+      "| --- | --- | --- |",
+      ...cpu.topFunctions.map((row) => {
+        const [name, script] = row.name.split("\t");
+        return `| \`${name}\` | ${script ? `\`${script}\`` : "–"} | ${row.ms.toFixed(3)} |`;
+      }),
       "",
       `Steps: the median of each span over ${steps.sales} sales at concurrency 1, tracing on.`,
       "",
