@@ -29,8 +29,8 @@ export async function sellByIntegration(
 ): Promise<Sale> {
   const { outcome = ACCEPTED, ...sale } = input;
   const submissionId = randomUUID();
-  await claimSubmission(db, { submissionId, ...sale });
-  return recordOutcome(db, submissionId, outcome);
+  const claim = await claimSubmission(db, { submissionId, ...sale });
+  return { ...claim.sale, ...(await recordOutcome(db, submissionId, outcome)) };
 }
 
 /** Takes a test's integrations and their sales away again, for the tests after it. */

@@ -2,13 +2,13 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import { getDb } from "@/lib/db";
 import { releaseLease, takeLease } from "@/lib/db/queries/job-leases";
-import { spendBudget, type BudgetPolicy } from "@/lib/db/queries/request-budgets";
+import { spendBudget, type BudgetPolicy, type BudgetSpent } from "@/lib/db/queries/request-budgets";
 import { getConfig } from "@/lib/env";
 import { errorResponse } from "@/lib/http/json";
 import { countLimitedRequest, type RequestLimitName } from "@/lib/metrics";
 import { securityEventOnce } from "@/lib/security-log";
 import type { ApiCaller } from "./api-key";
-import type { SessionAgent } from "./session";
+import { verifySessionSpending, type SessionAgent } from "./session";
 
 /** Who spends: a person's session, or an integration through one of its API keys (all its keys share a budget). */
 export type Spender = SessionAgent | ApiCaller;
@@ -34,14 +34,11 @@ const MINUTE = 60_000;
 
 type SpentLimit = "sales" | "known_customer" | "history" | "api_reads";
 
-function policyOf(limit: SpentLimit, spender: Spender): BudgetPolicy {
+function policyOf(limit: SpentLimit, byIntegration: boolean): BudgetPolicy {
   const limits = getConfig().limits;
   switch (limit) {
     case "sales":
-      return {
-        limit: isIntegration(spender) ? limits.apiSalesPerMinute : limits.salesPerMinute,
-        windowMs: MINUTE,
-      };
+      return { limit: byIntegration ? limits.apiSalesPerMinute : limits.salesPerMinute, windowMs: MINUTE };
     case "known_customer":
       return { limit: limits.knownCustomerChecksPerHour, windowMs: 60 * MINUTE };
     case "history":
@@ -58,9 +55,40 @@ export async function spendLimit(
   now: Date = new Date(),
 ): Promise<Limited> {
   const owner = budgetOwner(spender);
-  const spent = await spendBudget(await getDb(), `${limit}:${owner}`, policyOf(limit, spender), now);
+  const spent = await spendBudget(
+    await getDb(),
+    `${limit}:${owner}`,
+    policyOf(limit, isIntegration(spender)),
+    now,
+  );
+  return limitedBy(limit, spender, spent, now);
+}
+
+function limitedBy(
+  limit: SpentLimit,
+  spender: Spender,
+  spent: BudgetSpent,
+  now: Date,
+): Promise<Limited> | Limited {
   if (spent.allowed) return { ok: true };
   return refused(limit, spender, Math.max(1, Math.ceil((spent.renewsAt.getTime() - now.getTime()) / 1000)));
+}
+
+/**
+ * The signed-in agent of this request with one request of their `limit` spent, in the session check's own round
+ * trip (lib/dal/session.ts `verifySessionSpending`): null when no live session; the refusal when past the limit.
+ */
+export async function verifySessionAndSpend(
+  limit: "sales",
+  now: Date = new Date(),
+): Promise<{ agent: SessionAgent; limited: Limited } | null> {
+  const checked = await verifySessionSpending(
+    (agentId) => `${limit}:${agentId}`,
+    policyOf(limit, false),
+    now,
+  );
+  if (!checked) return null;
+  return { agent: checked.agent, limited: await limitedBy(limit, checked.agent, checked.spent, now) };
 }
 
 async function refused(limit: RequestLimitName, spender: Spender, retryAfterSeconds: number) {

@@ -13,13 +13,13 @@ import { getDb } from "@/lib/db";
 import { findSubmissionSellers } from "@/lib/db/queries/api-sales";
 import type { AgentReference } from "@/lib/api/requests";
 import { readsCustomer, type ApiCaller } from "./api-key";
-import { spendLimit } from "./limits";
+import { spendLimit, verifySessionAndSpend } from "./limits";
 import { shownScriptOf } from "./plans";
 import { agentActor } from "@/lib/db/queries/audit-events";
 import type { SaleEvidenceToRecord } from "@/lib/db/queries/sale-evidence";
 import { buildEvidence, evidenceFieldErrors, readEvidenceFields } from "@/lib/sales/evidence";
 import { EVIDENCE_MESSAGES, type EvidenceField } from "@/lib/validation/evidence";
-import { verifySession, type SessionAgent } from "./session";
+import type { SessionAgent } from "./session";
 
 export type SellResult =
   | { ok: true; result: SaleResult; httpStatus: number }
@@ -80,16 +80,17 @@ function metricOutcomeOf(result: SellResult): SaleMetricOutcome {
 }
 
 async function sell(input: SaleInput): Promise<SellResult> {
-  let agent;
+  // The session check and the sale's limit are one round trip.
+  let checked;
   try {
-    agent = await inSpan("sale.session", {}, () => verifySession());
+    checked = await inSpan("sale.session", {}, () => verifySessionAndSpend("sales"));
   } catch (error) {
     log.error("sales.session_check_failed", { error });
     return { ok: false, code: "service_unavailable" };
   }
-  if (!agent) return { ok: false, code: "unauthorized" };
-  const limited = await spendOrRefuse("sales", agent);
-  if (limited) return limited;
+  if (!checked) return { ok: false, code: "unauthorized" };
+  const { agent, limited } = checked;
+  if (!limited.ok) return { ok: false, code: "rate_limited", retryAfterSeconds: limited.retryAfterSeconds };
   return recordAndSend(input, { agent, integrationId: null });
 }
 
@@ -289,10 +290,7 @@ async function sellForIntegration(
 }
 
 /** Spends from `agent`'s budget for `limit`: null to go on, or the refusal to answer. */
-async function spendOrRefuse(
-  limit: "sales" | "known_customer",
-  agent: SessionAgent,
-): Promise<SellResult | null> {
+async function spendOrRefuse(limit: "known_customer", agent: SessionAgent): Promise<SellResult | null> {
   try {
     const spent = await spendLimit(limit, agent);
     return spent.ok ? null : { ok: false, code: "rate_limited", retryAfterSeconds: spent.retryAfterSeconds };

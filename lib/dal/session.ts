@@ -13,9 +13,12 @@ import {
   endSession,
   explainDeadSession,
   findSessionAgent,
+  findSessionAgentSpending,
   openSession,
   type EndedSession,
+  type SessionAgentRow,
 } from "@/lib/db/queries/sessions";
+import type { BudgetPolicy, BudgetSpent } from "@/lib/db/queries/request-budgets";
 import type { AgentRole, SessionEndReason } from "@/lib/db/schema";
 import { getConfig } from "@/lib/env";
 import { clientAddress } from "@/lib/http/forwarded";
@@ -45,14 +48,22 @@ export async function liveSessionAgent(
   now = new Date(),
 ): Promise<SessionAgent | null> {
   const db = await getDb();
-  const config = getConfig();
-  const agent = await findSessionAgent(db, { ...claims, now, limits: config.sessions });
+  const agent = await findSessionAgent(db, { ...claims, now, limits: getConfig().sessions });
+  return admitted(claims, agent, now);
+}
+
+/** The session's agent, once its door is still open; null (its end logged) when the check refused it. */
+async function admitted(
+  claims: SessionClaims,
+  agent: SessionAgentRow | undefined,
+  now: Date,
+): Promise<SessionAgent | null> {
   if (!agent) {
     await noteDeadSession(claims, now);
     return null;
   }
-  if (!doorOpen(agent.door, agent.role, config)) {
-    const ended = await endSession(db, claims.sessionId, now, "door_closed");
+  if (!doorOpen(agent.door, agent.role, getConfig())) {
+    const ended = await endSession(await getDb(), claims.sessionId, now, "door_closed");
     if (ended) await logEnded([ended]);
     return null;
   }
@@ -111,6 +122,12 @@ export const verifySession = cache(async (): Promise<SessionAgent | null> => {
   const claims = await sessionClaimsOf(requestHeaders.get("cookie"));
   if (claims === null) return null;
   if (claims !== "unreadable") return liveSessionAgent(claims);
+  await noteUnreadableCookie(requestHeaders);
+  return null;
+});
+
+/** A session cookie that names no session (forged, tampered with, another AUTH_SECRET's), once a while per address. */
+async function noteUnreadableCookie(requestHeaders: Headers): Promise<void> {
   const address = clientAddress(requestHeaders);
   await securityEventOnce(`bad-cookie:${address}`, "access.refused", {
     outcome: "failure",
@@ -119,8 +136,35 @@ export const verifySession = cache(async (): Promise<SessionAgent | null> => {
     address,
     reason: "session_cookie_invalid",
   });
-  return null;
-});
+}
+
+/**
+ * `verifySession` and one request of the agent's budget spent (lib/dal/limits.ts), in one round trip: the sale's
+ * door. `budgetKey` names the budget of the session's agent. A cookie that names no live session spends nothing;
+ * one whose door has closed since spends one request as its session ends. Not cached: each call spends.
+ */
+export async function verifySessionSpending(
+  budgetKey: (agentId: string) => string,
+  policy: BudgetPolicy,
+  now = new Date(),
+): Promise<{ agent: SessionAgent; spent: BudgetSpent } | null> {
+  const requestHeaders = await headers();
+  const claims = await sessionClaimsOf(requestHeaders.get("cookie"));
+  if (claims === null) return null;
+  if (claims === "unreadable") {
+    await noteUnreadableCookie(requestHeaders);
+    return null;
+  }
+  const found = await findSessionAgentSpending(await getDb(), {
+    ...claims,
+    now,
+    limits: getConfig().sessions,
+    budgetKey: budgetKey(claims.agentId),
+    policy,
+  });
+  const agent = await admitted(claims, found?.agent, now);
+  return agent && found ? { agent, spent: found.spent } : null;
+}
 
 /** For pages: the signed-in agent, or a redirect to the sign-in page that comes back here. */
 export async function requireAgent(returnTo: string): Promise<SessionAgent> {

@@ -218,3 +218,22 @@ describe("migration 0013 (identities apart from accounts, the trail as a chain)"
     await client.close();
   });
 });
+
+describe("migration 0024 (unlogged request budgets)", () => {
+  it("keeps the budgets' rows and makes only that table unlogged", async () => {
+    const client = new PGlite({ extensions: PGLITE_EXTENSIONS });
+    const db = drizzle(client);
+    await migrate(db, { migrationsFolder: migrationsUpTo(24) });
+    await client.query(
+      "insert into request_budgets (key, window_started_at, used) values ('sales:a', now(), 3)",
+    );
+    await migrate(db, { migrationsFolder: MIGRATIONS });
+    const budgets = await client.query<{ used: number }>("select used from request_budgets");
+    expect(budgets.rows).toEqual([{ used: 3 }]);
+    const unlogged = await client.query<{ relname: string }>(
+      "select relname from pg_class where relkind = 'r' and relpersistence = 'u' order by relname",
+    );
+    expect(unlogged.rows.map((row) => row.relname)).toEqual(["request_budgets"]);
+    await client.close();
+  });
+});

@@ -120,7 +120,7 @@ export async function submitSale(
       { [SUBMISSION_ID]: submissionId, "partner_sales.status": outcome.status },
       () => recordOutcome(db, submissionId, outcome),
     );
-    return { kind: "recorded", replay: false, sale: recorded };
+    return { kind: "recorded", replay: false, sale: { ...claim.sale, ...recorded } };
   } catch (error) {
     if (error instanceof OutcomeAlreadySettledError) throw error;
     // The provider has answered: the agent learns the answer now, and the ledger as soon as it is back.

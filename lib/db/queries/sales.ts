@@ -127,7 +127,23 @@ export class OutcomeAlreadySettledError extends Error {
   override readonly name = "OutcomeAlreadySettledError";
 }
 
-export async function recordOutcome(db: Database, submissionId: string, outcome: SaleOutcome): Promise<Sale> {
+/** What recording an outcome changed on the sale's row: the caller holds the rest since its claim. */
+export type RecordedOutcome = Pick<
+  Sale,
+  | "status"
+  | "upstreamStatus"
+  | "upstreamMessage"
+  | "outcomeDetail"
+  | "rejectedFields"
+  | "updatedAt"
+  | "completedAt"
+>;
+
+export async function recordOutcome(
+  db: Database,
+  submissionId: string,
+  outcome: SaleOutcome,
+): Promise<RecordedOutcome> {
   const columns = outcomeColumns(outcome);
   const update = prepared(db, "record_outcome", (db, statementName) =>
     db
@@ -153,7 +169,16 @@ export async function recordOutcome(db: Database, submissionId: string, outcome:
           ),
         ),
       )
-      .returning()
+      // Only what changed: the whole row (its request among it) would be read and decoded again for nothing.
+      .returning({
+        status: sales.status,
+        upstreamStatus: sales.upstreamStatus,
+        upstreamMessage: sales.upstreamMessage,
+        outcomeDetail: sales.outcomeDetail,
+        rejectedFields: sales.rejectedFields,
+        updatedAt: sales.updatedAt,
+        completedAt: sales.completedAt,
+      })
       .prepare(statementName),
   );
   const [sale] = await update.execute({

@@ -4,11 +4,14 @@ import type { DatabaseHandle } from "../connection";
 import { openTestSession } from "@/test/sessions";
 import { findAgentById, insertAgent, setAgentDisabled, setAgentPassword } from "./agents";
 import { linkIdentity } from "./identities";
+import { requestBudgets } from "../schema";
+import { eq } from "drizzle-orm";
 import {
   endAgentSessions,
   endSession,
   explainDeadSession,
   findSessionAgent,
+  findSessionAgentSpending,
   listOpenSessions,
   openSession,
   type SessionLimits,
@@ -51,6 +54,33 @@ describe.each(testDatabases)("sessions on $name", ({ open }) => {
     });
     const other = await signedIn();
     expect(await check(1, { agentId: other.agent.id, sessionId })).toBeUndefined();
+  });
+
+  it("checks the session and spends from its agent's budget in one statement; a dead session spends nothing", async () => {
+    const { agent, sessionId } = await signedIn();
+    const policy = { limit: 3, windowMs: MINUTE };
+    const budgetKey = `sales:${agent.id}`;
+    const spend = (minutes: number, claims = { agentId: agent.id, sessionId }) =>
+      findSessionAgentSpending(handle.db, { ...claims, now: at(minutes), limits, budgetKey, policy });
+    const used = async () =>
+      (await handle.db.select().from(requestBudgets).where(eq(requestBudgets.key, budgetKey)))[0]?.used;
+
+    // Sent at once: exactly the limit gets through, every one of them sees the live agent.
+    const spent = await Promise.all(Array.from({ length: 5 }, () => spend(1)));
+    expect(spent.map((each) => each?.agent.id)).toEqual(Array(5).fill(agent.id));
+    expect(spent.filter((each) => each?.spent.allowed)).toHaveLength(3);
+    for (const each of spent) expect(each?.spent.renewsAt).toEqual(at(2));
+    expect(await used()).toBe(5);
+    // A new window a minute after the first request.
+    expect((await spend(2.5))?.spent).toEqual({ allowed: true, renewsAt: at(3.5) });
+
+    // Another agent's claims, an idle session, an ended one: no agent, and the budget is untouched.
+    const other = await signedIn();
+    expect(await spend(2.6, { agentId: other.agent.id, sessionId })).toBeUndefined();
+    expect(await spend(200)).toBeUndefined();
+    await endSession(handle.db, sessionId, at(3), "signed_out");
+    expect(await spend(3.1)).toBeUndefined();
+    expect(await used()).toBe(1);
   });
 
   it("ends a session left idle past the limit; one in use lives on", async () => {

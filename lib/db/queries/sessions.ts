@@ -4,8 +4,16 @@ import type { Database } from "../connection";
 import { housekeepingDue } from "../housekeeping";
 import { prepared } from "../prepared";
 import {
+  budgetSpent,
+  forgetOldBudgets,
+  spendOnConflict,
+  type BudgetPolicy,
+  type BudgetSpent,
+} from "./request-budgets";
+import {
   agentIdentities,
   agents,
+  requestBudgets,
   sessions,
   type AgentRole,
   type SessionEndReason,
@@ -137,6 +145,70 @@ export interface SessionAgentRow {
   door: string;
 }
 
+/** The touch of a live session (at most once per touch interval), a CTE of both session checks below. */
+const seenCte = (db: Database) =>
+  db.$with("seen").as(
+    db
+      .update(sessions)
+      .set({ lastSeenAt: sql`${sql.placeholder("now")}::timestamptz` })
+      .where(
+        and(
+          eq(sessions.id, sql.placeholder("sessionId")),
+          isNull(sessions.endedAt),
+          lt(sessions.lastSeenAt, sql`${sql.placeholder("touchBefore")}::timestamptz`),
+          // A session already past a limit stays dead: touching it would revive it for the next request.
+          gt(sessions.lastSeenAt, sql`${sql.placeholder("idleAfter")}::timestamptz`),
+          gt(sessions.createdAt, sql`${sql.placeholder("createdAfter")}::timestamptz`),
+        ),
+      )
+      .returning({ id: sessions.id }),
+  );
+
+/** The agent of the live session, selected by `query` (the database, or a WITH before the select). */
+const liveAgent = (query: Pick<Database, "select">) =>
+  query
+    .select({
+      id: agents.id,
+      name: agents.name,
+      email: agents.email,
+      role: sessions.role,
+      door: sessions.door,
+    })
+    .from(sessions)
+    .innerJoin(agents, eq(agents.id, sessions.agentId))
+    .leftJoin(agentIdentities, eq(agentIdentities.id, sessions.identityId))
+    .where(
+      and(
+        eq(sessions.id, sql.placeholder("sessionId")),
+        eq(sessions.agentId, sql.placeholder("agentId")),
+        isNull(sessions.endedAt),
+        isNull(agents.disabledAt),
+        doorStillGrants,
+        gt(sessions.lastSeenAt, sql`${sql.placeholder("idleAfter")}::timestamptz`),
+        gt(sessions.createdAt, sql`${sql.placeholder("createdAfter")}::timestamptz`),
+      ),
+    )
+    .limit(1);
+
+interface SessionCheck {
+  sessionId: string;
+  agentId: string;
+  now: Date;
+  limits: SessionLimits;
+}
+
+const sessionCheckParams = (input: SessionCheck) => {
+  const now = input.now.getTime();
+  return {
+    sessionId: input.sessionId,
+    agentId: input.agentId,
+    now: input.now.toISOString(),
+    touchBefore: new Date(now - touchIntervalMs(input.limits)).toISOString(),
+    idleAfter: new Date(now - input.limits.idleMs).toISOString(),
+    createdAfter: new Date(now - input.limits.absoluteMs).toISOString(),
+  };
+};
+
 /**
  * The agent of a live session, in one statement (one round trip on every signed-in request): the session must be
  * the agent's, not ended, within both limits, and the agent enabled. Marks the session as seen (at most once per
@@ -144,61 +216,66 @@ export interface SessionAgentRow {
  */
 export async function findSessionAgent(
   db: Database,
-  input: { sessionId: string; agentId: string; now: Date; limits: SessionLimits },
+  input: SessionCheck,
 ): Promise<SessionAgentRow | undefined> {
-  const statement = prepared(db, "find_session_agent", (db, statementName) => {
-    const seen = db.$with("seen").as(
+  const statement = prepared(db, "find_session_agent", (db, statementName) =>
+    liveAgent(db.with(seenCte(db))).prepare(statementName),
+  );
+  const [agent] = await statement.execute(sessionCheckParams(input));
+  return agent;
+}
+
+/**
+ * `findSessionAgent` and one request spent from the live session's agent's budget `budgetKey` (lib/db/queries/
+ * request-budgets.ts), in the same statement: the sale's door costs one round trip, not two. A session that is not
+ * live spends nothing. Budgets stay atomic across instances: the spend is the same upsert as `spendBudget`'s.
+ */
+export async function findSessionAgentSpending(
+  db: Database,
+  input: SessionCheck & { budgetKey: string; policy: BudgetPolicy },
+): Promise<{ agent: SessionAgentRow; spent: BudgetSpent } | undefined> {
+  await forgetOldBudgets(db, input.now);
+  const statement = prepared(db, "find_session_agent_spending", (db, statementName) => {
+    const seen = seenCte(db);
+    const live = db.$with("live").as(liveAgent(db));
+    const spent = db.$with("spent").as(
       db
-        .update(sessions)
-        .set({ lastSeenAt: sql`${sql.placeholder("now")}::timestamptz` })
-        .where(
-          and(
-            eq(sessions.id, sql.placeholder("sessionId")),
-            isNull(sessions.endedAt),
-            lt(sessions.lastSeenAt, sql`${sql.placeholder("touchBefore")}::timestamptz`),
-            // A session already past a limit stays dead: touching it would revive it for the next request.
-            gt(sessions.lastSeenAt, sql`${sql.placeholder("idleAfter")}::timestamptz`),
-            gt(sessions.createdAt, sql`${sql.placeholder("createdAfter")}::timestamptz`),
-          ),
+        .insert(requestBudgets)
+        .select(
+          db
+            .select({
+              key: sql`${sql.placeholder("budgetKey")}::text`.as("key"),
+              windowStartedAt: sql`${sql.placeholder("now")}::timestamptz`.as("window_started_at"),
+              used: sql`1`.as("used"),
+            })
+            .from(live),
         )
-        .returning({ id: sessions.id }),
+        .onConflictDoUpdate(spendOnConflict())
+        .returning({ used: requestBudgets.used, windowStartedAt: requestBudgets.windowStartedAt }),
     );
     return db
-      .with(seen)
+      .with(seen, live, spent)
       .select({
-        id: agents.id,
-        name: agents.name,
-        email: agents.email,
-        role: sessions.role,
-        door: sessions.door,
+        id: live.id,
+        name: live.name,
+        email: live.email,
+        role: live.role,
+        door: live.door,
+        used: spent.used,
+        windowStartedAt: spent.windowStartedAt,
       })
-      .from(sessions)
-      .innerJoin(agents, eq(agents.id, sessions.agentId))
-      .leftJoin(agentIdentities, eq(agentIdentities.id, sessions.identityId))
-      .where(
-        and(
-          eq(sessions.id, sql.placeholder("sessionId")),
-          eq(sessions.agentId, sql.placeholder("agentId")),
-          isNull(sessions.endedAt),
-          isNull(agents.disabledAt),
-          doorStillGrants,
-          gt(sessions.lastSeenAt, sql`${sql.placeholder("idleAfter")}::timestamptz`),
-          gt(sessions.createdAt, sql`${sql.placeholder("createdAfter")}::timestamptz`),
-        ),
-      )
-      .limit(1)
+      .from(live)
+      .innerJoin(spent, sql`true`)
       .prepare(statementName);
   });
-  const now = input.now.getTime();
-  const [agent] = await statement.execute({
-    sessionId: input.sessionId,
-    agentId: input.agentId,
-    now: input.now.toISOString(),
-    touchBefore: new Date(now - touchIntervalMs(input.limits)).toISOString(),
-    idleAfter: new Date(now - input.limits.idleMs).toISOString(),
-    createdAfter: new Date(now - input.limits.absoluteMs).toISOString(),
+  const [row] = await statement.execute({
+    ...sessionCheckParams(input),
+    budgetKey: input.budgetKey,
+    openAfter: new Date(input.now.getTime() - input.policy.windowMs).toISOString(),
   });
-  return agent;
+  if (!row) return undefined;
+  const { used, windowStartedAt, ...agent } = row;
+  return { agent, spent: budgetSpent({ used, windowStartedAt }, input.policy) };
 }
 
 /** Why a session the check refused is dead (asked only then, so a live session costs nothing more). */
