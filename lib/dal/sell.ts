@@ -6,7 +6,7 @@ import { log } from "@/lib/log";
 import { observeSale, type SaleMetricOutcome } from "@/lib/metrics";
 import { inSpan, noteOnSpan, SUBMISSION_ID } from "@/lib/tracing";
 import { fieldErrorsOf, SALE_FIELDS, type SaleField } from "@/lib/validation/sale";
-import { saleResult, type SaleResult } from "@/lib/sales/sale-result";
+import { isHistory, saleResult, type SaleResult } from "@/lib/sales/sale-result";
 import { isSubmissionId, knownCustomerSale, saleSchema, submitSaleAs, type KnownCustomer } from "./sales";
 import { findAgentByEmail, findAgentById } from "@/lib/db/queries/agents";
 import { getDb } from "@/lib/db";
@@ -205,8 +205,7 @@ async function recordAndSend(input: SaleInput, seller: Seller): Promise<SellResu
 async function sentBefore(submissionId: string, seller: Seller): Promise<Sale | null | "unavailable"> {
   try {
     const sale = await findSaleRow(await getDb(), submissionId);
-    const history = sale?.personalDataErasedAt || sale?.erasureRequestedAt;
-    if (!sale || (sale.status === "failed" && !history)) return null;
+    if (!sale || (sale.status === "failed" && !isHistory(sale))) return null;
     const mine = sale.agentId === (seller.agent?.id ?? null) && sale.integrationId === seller.integrationId;
     if (mine) log.info("sales.replay", { submissionId, status: sale.status });
     return mine ? sale : null;

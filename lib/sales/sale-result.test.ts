@@ -76,4 +76,16 @@ describe("what the agent reads for each outcome", () => {
       false,
     );
   });
+
+  it("does not offer to send again a failed sale that is history (erased, or erasure asked)", () => {
+    const failed = { status: "failed", outcomeDetail: "partner_api.unreachable" } as const;
+    for (const history of [
+      { personalDataErasedAt: new Date("2026-11-01T00:00:00Z") },
+      { erasureRequestedAt: new Date("2026-11-01T00:00:00Z") },
+    ]) {
+      const view = resultOf(facts({ ...failed, ...history }));
+      expect(view.canRetry).toBe(false);
+      expect(view.detail).toMatch(/comece uma nova venda/);
+    }
+  });
 });

@@ -32,7 +32,7 @@ export interface SaleResult {
   upstreamMessage: string | null;
 }
 
-/** The ledger's columns a result is made of. */
+/** The ledger's columns a result is made of (erasure's, where the caller read them). */
 export type RecordedSale = Pick<
   Sale,
   | "submissionId"
@@ -42,7 +42,17 @@ export type RecordedSale = Pick<
   | "upstreamMessage"
   | "outcomeDetail"
   | "rejectedFields"
->;
+> &
+  Partial<ErasedOrNot>;
+
+type ErasedOrNot = Pick<Sale, "personalDataErasedAt" | "erasureRequestedAt">;
+
+/**
+ * A sale that retention erased, or whose customer asked for erasure: history. Its submission id answers what was
+ * recorded and never sells again with the customer's data (lib/db/queries/sales.ts `claimSubmission`).
+ */
+export const isHistory = (sale: Partial<ErasedOrNot>): boolean =>
+  Boolean(sale.personalDataErasedAt || sale.erasureRequestedAt);
 
 const AGAIN_AS_NEW = "A correção é enviada como uma nova venda.";
 
@@ -99,6 +109,14 @@ function outcomeWords(
     case "rejected":
       return { ...none, ...rejection(sale) };
     case "failed": {
+      if (isHistory(sale)) {
+        return {
+          ...none,
+          detail:
+            "Esta venda não foi registrada, e os dados do cliente foram apagados (ou ele pediu que fossem): ela " +
+            "não é enviada de novo. Para vender, comece uma nova venda com os dados do cliente.",
+        };
+      }
       // The failure's code was recorded with it; its words come from the one error table.
       const code = isErrorCode(sale.outcomeDetail) ? sale.outcomeDetail : "partner_api.unreachable";
       return {

@@ -17,6 +17,7 @@ import { log } from "@/lib/log";
 import { currentTraceparent, inSpan, noteOnSpan, SUBMISSION_ID } from "@/lib/tracing";
 import { buildSaleBody, type PartnerApiClient, type SaleOutcome } from "@/lib/partner-api";
 import { deferOutcome } from "./outcome-outbox";
+import { isHistory } from "./sale-result";
 import type { ValidSale } from "@/lib/validation/sale";
 
 /**
@@ -91,13 +92,7 @@ export async function submitSale(
     // of an offer this attempt does not carry. An erased sale, or one whose customer asked for erasure, is history
     // and answers what was recorded.
     const { sale: held } = claim;
-    if (
-      held.status === "failed" &&
-      held.hasEvidence &&
-      !input.evidence &&
-      !held.personalDataErasedAt &&
-      !held.erasureRequestedAt
-    ) {
+    if (held.status === "failed" && held.hasEvidence && !input.evidence && !isHistory(held)) {
       return { kind: "evidence-changed" };
     }
     if (claim.sale.status !== "pending")
