@@ -52,7 +52,7 @@ interface DatabaseProfile {
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
 }
 interface CpuProfile {
   nodes: ProfileNode[];
@@ -97,7 +97,9 @@ function samplesOf(profile: CpuProfile, fromUs: number, toUs: number) {
     byPlace.set(where, (byPlace.get(where) ?? 0) + next);
     if (where === "idle") continue;
     const script = callFrame.url.replace(/^.*node_modules\//, "").replace(/^.*\/\.next\//, ".next/");
-    const name = `${callFrame.functionName || "(anonymous)"}\t${script}`;
+    const position =
+      script && callFrame.lineNumber >= 0 ? `:${callFrame.lineNumber + 1}:${callFrame.columnNumber + 1}` : "";
+    const name = `${callFrame.functionName || "(anonymous)"}\t${script}${position}`;
     byFunction.set(name, (byFunction.get(name) ?? 0) + next);
   }
   return { byPlace, byFunction };
