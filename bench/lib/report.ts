@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PageWeight } from "../../e2e/support/page-weight";
 import { ADDED_SCRIPT_BUDGET_BYTES } from "../../e2e/support/page-weight";
@@ -240,7 +240,25 @@ function databaseFigures(results: BenchResults): [string, string][] {
   ]);
 }
 
-function markdown(results: BenchResults, list: Check[], problems: string[], before?: BenchResults): string {
+/** Earlier runs to compare with: `bench/results/before-N.json` and `after-N.json`, each labelled. */
+interface Comparison {
+  before: { label: string; results: BenchResults }[];
+  after: { label: string; results: BenchResults }[];
+}
+
+function comparisonRuns(directory: string): Comparison {
+  const runs = (side: "before" | "after") =>
+    readdirSync(directory)
+      .filter((name) => new RegExp(`^${side}-\\d+\\.json$`).test(name))
+      .sort()
+      .map((name) => ({
+        label: name.replace(".json", "").replace("-", " "),
+        results: JSON.parse(readFileSync(join(directory, name), "utf8")) as BenchResults,
+      }));
+  return { before: runs("before"), after: runs("after") };
+}
+
+function markdown(results: BenchResults, list: Check[], problems: string[], comparison: Comparison): string {
   const lines: string[] = [
     "# Benchmark results",
     "",
@@ -386,18 +404,22 @@ function markdown(results: BenchResults, list: Check[], problems: string[], befo
     "",
   );
 
-  if (before) {
-    const was = new Map(keyFigures(before));
+  const compared = [...comparison.before, ...comparison.after];
+  if (compared.length > 0) {
+    const thisRunSaved = comparison.after.some((run) => run.results.ranAt === results.ranAt);
+    const columns = [...compared, ...(thisRunSaved ? [] : [{ label: "this run", results }])];
+    const figures = columns.map((column) => new Map(keyFigures(column.results)));
     lines.push(
       "## Before and after",
       "",
-      `Before: \`bench/results/before.json\`, the first run of this suite (${before.ranAt}, ${before.rounds} rounds, ` +
-        `commit ${before.commit}), ` +
-        "before the changes listed in the notes below.",
+      ...columns.map(
+        (column) =>
+          `- ${column.label}: ${column.results.ranAt}, commit ${column.results.commit}, ${column.results.rounds} rounds.`,
+      ),
       "",
       table(
-        ["figure", "before", "after"],
-        keyFigures(results).map(([name, value]) => [name, was.get(name) ?? "–", value]),
+        ["figure", ...columns.map((column) => column.label)],
+        keyFigures(results).map(([name]) => [name, ...figures.map((figure) => figure.get(name) ?? "–")]),
       ),
       "",
     );
@@ -417,10 +439,6 @@ export function writeReport(
   mkdirSync(directory, { recursive: true });
   const list = checks(results);
   const problems = invalidities(results);
-  const beforePath = join(directory, "before.json");
-  const before = existsSync(beforePath)
-    ? (JSON.parse(readFileSync(beforePath, "utf8")) as BenchResults)
-    : undefined;
   const notesPath = join(root, "bench/NOTES.md");
   const notes = existsSync(notesPath) ? `\n${readFileSync(notesPath, "utf8")}` : "";
 
@@ -429,7 +447,7 @@ export function writeReport(
     `${JSON.stringify({ ...results, targets: list }, null, 2)}\n`,
   );
   const markdownPath = join(directory, "latest.md");
-  writeFileSync(markdownPath, `${markdown(results, list, problems, before)}${notes}`);
+  writeFileSync(markdownPath, `${markdown(results, list, problems, comparisonRuns(directory))}${notes}`);
   return {
     markdownPath,
     invalid: problems,
