@@ -16,6 +16,8 @@ const isIntegration = (spender: Spender): spender is ApiCaller => "integrationId
 /** The budget's owner in its key, and the log's fields for a refusal. */
 const budgetOwner = (spender: Spender) =>
   isIntegration(spender) ? `integration:${spender.integrationId}` : spender.id;
+/** A budget's row: the limit and its owner (an agent's id, or `integration:<id>`). */
+const budgetKey = (limit: SpentLimit, owner: string) => `${limit}:${owner}`;
 
 /**
  * THE limits on what one person may ask: every expensive or revealing request spends from a budget here, kept in
@@ -57,7 +59,7 @@ export async function spendLimit(
   const owner = budgetOwner(spender);
   const spent = await spendBudget(
     await getDb(),
-    `${limit}:${owner}`,
+    budgetKey(limit, owner),
     policyOf(limit, isIntegration(spender)),
     now,
   );
@@ -83,7 +85,7 @@ export async function verifySessionAndSpend(
   now: Date = new Date(),
 ): Promise<{ agent: SessionAgent; limited: Limited } | null> {
   const checked = await verifySessionSpending(
-    (agentId) => `${limit}:${agentId}`,
+    (agentId) => budgetKey(limit, agentId),
     policyOf(limit, false),
     now,
   );

@@ -26,8 +26,9 @@ export interface UpkeepTaskMessage {
 export const upkeepTasks = channel("partner-sales:database-upkeep");
 
 /**
- * Each request sent to the database: a query on PostgreSQL (BEGIN and COMMIT included), a call into the embedded
- * one. Counted for `partner_sales_db_round_trips_total`, which the benchmark divides by the sales it made.
+ * Each request the app sends to its database: a query on PostgreSQL (BEGIN and COMMIT included), a call of the
+ * app's into the embedded one (not those of its socket's clients, such as the agents CLI). Counted for
+ * `partner_sales_db_round_trips_total`, which the benchmark divides by the sales it made.
  */
 export const databaseRoundTrips = channel("partner-sales:database-round-trip");
 

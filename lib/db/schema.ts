@@ -120,7 +120,8 @@ export const signInThrottle = pgTable("sign_in_throttle", {
 
 /**
  * How much of a request budget (lib/dal/limits.ts) each key (`<limit>:<agent id>`) has spent in its current fixed
- * window: one row per key, shared by every instance.
+ * window: one row per key, shared by every instance. Unlogged (migration 0024): a crash or a failover to a replica
+ * starts every budget from zero.
  */
 export const requestBudgets = pgTable("request_budgets", {
   key: text("key").primaryKey(),

@@ -4,7 +4,10 @@ import { testDatabases } from "@/test/databases";
 import { insertIntegration, sellByIntegration } from "@/test/integration-sales";
 import type { DatabaseHandle } from "../connection";
 import { insertAgent } from "./agents";
-import { claimSubmission, findSale } from "./sales";
+import { eq } from "drizzle-orm";
+import { saleResult } from "@/lib/sales/sale-result";
+import { sales } from "../schema";
+import { claimSubmission, findSale, recordOutcome } from "./sales";
 
 const request = () => ({
   customerDocument: "52998224725",
@@ -65,5 +68,36 @@ describe.each(testDatabases)("findSale on $name", ({ open }) => {
       resolverName: null,
     });
     expect(await findSale(handle.db, randomUUID())).toBeUndefined();
+  });
+});
+
+describe.each(testDatabases)("recordOutcome on $name", ({ open }) => {
+  let handle: DatabaseHandle;
+  beforeAll(async () => {
+    handle = await open();
+  });
+  afterAll(() => handle.close());
+
+  it("returns an erasure asked for while the provider answered, so the answer offers no second send", async () => {
+    const bia = await insertAgent(handle.db, {
+      email: "bia@example.com",
+      name: "Bia",
+      role: "agent",
+      passwordHash: null,
+    });
+    const submissionId = randomUUID();
+    const claim = await claimSubmission(handle.db, { submissionId, agentId: bia.id, request: request() });
+    // eraseCustomer marks a pending sale and leaves it for later: the call is on its way.
+    await handle.db
+      .update(sales)
+      .set({ erasureRequestedAt: new Date() })
+      .where(eq(sales.submissionId, submissionId));
+    const recorded = await recordOutcome(handle.db, submissionId, {
+      status: "failed",
+      code: "partner_api.unreachable",
+    });
+    expect(recorded.erasureRequestedAt).toBeInstanceOf(Date);
+    const answer = saleResult({ ...claim.sale, ...recorded }, false);
+    expect(answer).toMatchObject({ status: "failed", canRetry: false });
   });
 });

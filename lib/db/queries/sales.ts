@@ -127,7 +127,7 @@ export class OutcomeAlreadySettledError extends Error {
   override readonly name = "OutcomeAlreadySettledError";
 }
 
-/** What recording an outcome changed on the sale's row: the caller holds the rest since its claim. */
+/** What recording an outcome changed on the sale's row (and erasure's): the caller holds the rest since its claim. */
 export type RecordedOutcome = Pick<
   Sale,
   | "status"
@@ -137,6 +137,9 @@ export type RecordedOutcome = Pick<
   | "rejectedFields"
   | "updatedAt"
   | "completedAt"
+  // An erasure asked for while the provider answered: the answer must not offer to send a history sale again.
+  | "erasureRequestedAt"
+  | "personalDataErasedAt"
 >;
 
 export async function recordOutcome(
@@ -178,6 +181,8 @@ export async function recordOutcome(
         rejectedFields: sales.rejectedFields,
         updatedAt: sales.updatedAt,
         completedAt: sales.completedAt,
+        erasureRequestedAt: sales.erasureRequestedAt,
+        personalDataErasedAt: sales.personalDataErasedAt,
       })
       .prepare(statementName),
   );
