@@ -80,8 +80,9 @@ function whereOf({ functionName, url }: ProfileNode["callFrame"]): string {
 }
 
 /**
- * Each profile sample between `fromUs` and `toUs` (the monotonic clock process.hrtime reads): its time by where it
- * ran, and by function (name and script).
+ * Each profile sample between `fromUs` and `toUs`: its time by where it ran, and by function (name and script).
+ * V8's profile and this process's process.hrtime both read the machine's monotonic clock (CLOCK_MONOTONIC), so
+ * the app's samples can be cut to this process's load window.
  */
 function samplesOf(profile: CpuProfile, fromUs: number, toUs: number) {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -185,6 +186,7 @@ async function profileCpu(work: string, env: Record<string, string>): Promise<Cp
     window.to,
   );
   const total = [...byPlace.values()].reduce((sum, us) => sum + us, 0);
+  if (total === 0) throw new Error(`No sample of ${file} falls in the load's window: the clocks disagree.`);
   const idle = byPlace.get("idle") ?? 0;
   byPlace.delete("idle");
   return {

@@ -14,6 +14,8 @@ export interface LoadTarget {
   makeRequest: () => LoadRequest;
   /** The status a correct answer has; anything else counts as an error (and fails the run). */
   expectStatus: number;
+  /** The app: its database round trips per sale are read from its metrics around each round. */
+  countsDatabase?: boolean;
 }
 
 export interface LoadResult {

@@ -220,18 +220,25 @@ function keyFigures(results: BenchResults): [string, string][] {
     ...databaseFigures(results),
     [
       "PostgreSQL: p50 added over direct, c=1",
-      ms(results.overhead.postgresqlAddedP50MsAtConcurrency1 ?? Number.NaN),
+      orDash(results.overhead.postgresqlAddedP50MsAtConcurrency1, ms),
     ],
     [
       "PostgreSQL: ÷ empty route throughput, c=50",
-      `${(results.overhead.postgresqlThroughputVsEmptyRouteAtConcurrency50 ?? Number.NaN).toFixed(2)}×`,
+      orDash(
+        results.overhead.postgresqlThroughputVsEmptyRouteAtConcurrency50,
+        (value) => `${value.toFixed(2)}×`,
+      ),
     ],
     [
       "PostgreSQL: app peak RSS, whole run",
-      `${(results.memory.postgresql?.peakRssWholeRunMb ?? Number.NaN).toFixed(0)} MB`,
+      orDash(results.memory.postgresql?.peakRssWholeRunMb, (value) => `${value.toFixed(0)} MB`),
     ],
   ];
 }
+
+/** A run without PostgreSQL has none of its figures. */
+const orDash = (value: number | undefined, format: (value: number) => string) =>
+  value === undefined ? "–" : format(value);
 
 function databaseFigures(results: BenchResults): [string, string][] {
   return (results.dbRoundTripsPerSale ?? []).map((row) => [
@@ -250,7 +257,7 @@ function comparisonRuns(directory: string): Comparison {
   const runs = (side: "before" | "after") =>
     readdirSync(directory)
       .filter((name) => new RegExp(`^${side}-\\d+\\.json$`).test(name))
-      .sort()
+      .sort((a, b) => Number(a.replace(/\D/g, "")) - Number(b.replace(/\D/g, "")))
       .map((name) => ({
         label: name.replace(".json", "").replace("-", " "),
         results: JSON.parse(readFileSync(join(directory, name), "utf8")) as BenchResults,
