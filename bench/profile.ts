@@ -7,9 +7,9 @@ import { startSandbox } from "../sandbox/test-support";
 import { databaseCounts, signIn } from "./lib/app-client";
 import { startApp, type RunningApp } from "./lib/app-server";
 import { onEachDatabase } from "./lib/each-database";
-import { runLoad, type LoadTarget } from "./lib/load";
+import { runLoad } from "./lib/load";
 import { freePort } from "./lib/processes";
-import { freshSale } from "./lib/sales";
+import { appSale } from "./lib/sales";
 import { median } from "./lib/stats";
 
 // `npm run bench:profile`: where one sale's server time goes (issue 37), on each database, written to
@@ -108,19 +108,6 @@ function samplesOf(profile: CpuProfile, fromUs: number, toUs: number) {
 
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 
-function saleTarget(origin: string, cookie: string): LoadTarget {
-  return {
-    name: "app",
-    origin,
-    expectStatus: 201,
-    makeRequest: () => ({
-      path: "/api/sales",
-      headers: { "content-type": "application/json", cookie, "idempotency-key": randomUUID() },
-      body: JSON.stringify(freshSale()),
-    }),
-  };
-}
-
 async function withApp<T>(
   dir: string,
   name: string,
@@ -162,7 +149,11 @@ async function profileCpu(work: string, env: Record<string, string>): Promise<Cp
     { env, nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profiles}`, "--cpu-prof-interval=250"] },
     async (app) => {
       pid = app.pid;
-      const target = saleTarget(app.origin, await signIn(app.origin, DEMO_AGENT.email, DEMO_AGENT.password));
+      const target = appSale(
+        "app",
+        app.origin,
+        await signIn(app.origin, DEMO_AGENT.email, DEMO_AGENT.password),
+      );
       await runLoad(target, { concurrency: 50, requests: 500 });
       const before = await databaseCounts(app.origin, METRICS_TOKEN);
       window = { from: nowUs(), to: 0 };
@@ -217,7 +208,8 @@ async function profileSteps(work: string, env: Record<string, string>): Promise<
         },
       },
       async (app) => {
-        const target = saleTarget(
+        const target = appSale(
+          "app",
           app.origin,
           await signIn(app.origin, DEMO_AGENT.email, DEMO_AGENT.password),
         );

@@ -21,7 +21,7 @@ import {
   type RunningProcess,
 } from "./lib/processes";
 import { writeReport, type BenchResults, type LoadFigures } from "./lib/report";
-import { freshSale } from "./lib/sales";
+import { appSale, freshSale } from "./lib/sales";
 import { median, summarize } from "./lib/stats";
 
 // `npm run bench`: everything measured side by side in one run on this machine (loopback only, bounded counts).
@@ -74,25 +74,6 @@ const METRICS_TOKEN = randomUUID();
 
 function sandboxStats(sandbox: string) {
   return json<{ tokenRequests: number; saleRequests: number }>(`${sandbox}/__sandbox/stats`);
-}
-
-/** A sale through the app's API, signed in with `cookie`. */
-function appSale(name: string, origin: string, cookie: string): LoadTarget {
-  return {
-    name,
-    origin,
-    expectStatus: 201,
-    countsDatabase: true,
-    makeRequest: () => ({
-      path: "/api/sales",
-      headers: {
-        "content-type": "application/json",
-        cookie,
-        "idempotency-key": randomUUID(),
-      },
-      body: JSON.stringify(freshSale()),
-    }),
-  };
 }
 
 /** A sale straight to the partner API at `origin`, with a bearer token of its own. */

@@ -1,4 +1,6 @@
+import { randomUUID } from "node:crypto";
 import { cpfCheckDigits } from "../../lib/validation/cpf";
+import type { LoadTarget } from "./load";
 
 const ESSENCIAL_PLAN_ID = "3f6c1a52-8d4e-4b7a-9c21-5e0f7a9d2b14";
 // Each bench run starts its own sandbox, which refuses the same CPF twice for a plan: CPFs are counted up from a
@@ -20,5 +22,20 @@ export function freshSale() {
     planId: ESSENCIAL_PLAN_ID,
     birthDate: "1990-05-17",
     externalId: "BENCH-1",
+  };
+}
+
+/** A fresh sale through the app's `POST /api/sales`, signed in with `cookie`, under a new Idempotency-Key. */
+export function appSale(name: string, origin: string, cookie: string): LoadTarget {
+  return {
+    name,
+    origin,
+    expectStatus: 201,
+    countsDatabase: true,
+    makeRequest: () => ({
+      path: "/api/sales",
+      headers: { "content-type": "application/json", cookie, "idempotency-key": randomUUID() },
+      body: JSON.stringify(freshSale()),
+    }),
   };
 }

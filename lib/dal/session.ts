@@ -118,13 +118,18 @@ async function sessionClaimsOf(cookieHeader: string | null): Promise<SessionClai
 
 /** The signed-in agent of this request (pages, server actions, route handlers), checked once per request. */
 export const verifySession = cache(async (): Promise<SessionAgent | null> => {
+  const claims = await requestClaims();
+  return claims ? liveSessionAgent(claims) : null;
+});
+
+/** The session this request's cookie names; null without one, or for one that names none (logged, see below). */
+async function requestClaims(): Promise<SessionClaims | null> {
   const requestHeaders = await headers();
   const claims = await sessionClaimsOf(requestHeaders.get("cookie"));
-  if (claims === null) return null;
-  if (claims !== "unreadable") return liveSessionAgent(claims);
+  if (claims !== "unreadable") return claims;
   await noteUnreadableCookie(requestHeaders);
   return null;
-});
+}
 
 /** A session cookie that names no session (forged, tampered with, another AUTH_SECRET's), once a while per address. */
 async function noteUnreadableCookie(requestHeaders: Headers): Promise<void> {
@@ -148,13 +153,8 @@ export async function verifySessionSpending(
   policy: BudgetPolicy,
   now = new Date(),
 ): Promise<{ agent: SessionAgent; spent: BudgetSpent } | null> {
-  const requestHeaders = await headers();
-  const claims = await sessionClaimsOf(requestHeaders.get("cookie"));
-  if (claims === null) return null;
-  if (claims === "unreadable") {
-    await noteUnreadableCookie(requestHeaders);
-    return null;
-  }
+  const claims = await requestClaims();
+  if (!claims) return null;
   const found = await findSessionAgentSpending(await getDb(), {
     ...claims,
     now,
