@@ -16,6 +16,7 @@ import { acquireDataDirLock } from "./data-dir-lock";
 import { grantAppRole, ownsAuditTrail } from "./grants";
 import { clusterState } from "./pglite-control";
 import { PGLITE_EXTENSIONS } from "./pglite-extensions";
+import { keepPlans } from "./pglite-plans";
 import * as schema from "./schema";
 
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -408,9 +409,10 @@ async function openPglite(
       relaxedDurability: true,
     });
     await client.exec("create extension if not exists pg_visibility");
-    countCalls(client);
     const db = drizzlePglite(client, { schema });
     await migratePglite(db, { migrationsFolder: MIGRATIONS });
+    keepPlans(client);
+    countCalls(client);
     let socket: PGLiteSocketServer | undefined;
     if (role === "server" && socketPath(dataDir).length < 100) {
       // We hold the lock, so a socket file here was left by a server that did not shut down cleanly.

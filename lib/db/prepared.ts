@@ -8,9 +8,9 @@ const statements = (state.__partnerSalesStatements ??= new WeakMap());
 
 /**
  * A statement on the hot path, built once per database handle and then only executed: Drizzle does not rebuild
- * its SQL text on every call. It stays unnamed on the server (an empty name is node-postgres's unnamed
- * statement): named ones collide on PGlite's socket, where every connection shares one backend, and break behind
- * a transaction-mode pooler (PgBouncer) in front of PostgreSQL.
+ * its SQL text on every call. Drizzle sends it unnamed (an empty name is node-postgres's unnamed statement): named
+ * ones break behind a transaction-mode pooler (PgBouncer) in front of PostgreSQL. On the embedded database the
+ * connection keeps every statement with parameters prepared by a name of its own (lib/db/pglite-plans.ts).
  */
 export function prepared<T>(
   db: Database,
