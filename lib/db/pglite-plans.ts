@@ -18,15 +18,39 @@ interface Statement {
   rowDescription: BackendMessage | undefined;
 }
 
-/** Statements kept per database: the app has a few dozen query shapes; an IN list of each length is one more. */
+/** Statements kept per database: a guard; the app marks about ten (lib/db/prepared.ts). */
 const MAX_STATEMENTS = 256;
 
+// On globalThis, like the statements of lib/db/prepared.ts: Next bundles the instrumentation hook (which opens the
+// database) and the routes (which mark statements) separately, each with its own copy of this module.
+const state = globalThis as { __partnerSalesKeptStatements?: Set<string> };
+const marked = (state.__partnerSalesKeptStatements ??= new Set());
+
 /**
- * SQLSTATEs that mean a kept statement can no longer run as prepared, and is prepared again: 26000 (the statement
- * is gone: someone on the socket ran DISCARD ALL or DEALLOCATE ALL) and 0A000 ("cached plan must not change result
- * type": a table it reads changed shape).
+ * Marks a statement's SQL to be kept prepared on the embedded database. lib/db/prepared.ts marks the hot path's:
+ * lookups and writes by key, whose generic plan is the custom one. Statements whose best plan depends on their
+ * values (the history's searches, date ranges, skewed status filters) are not marked: PostgreSQL would be free to
+ * settle on a generic plan for them after five runs.
  */
-const STALE = new Set(["26000", "0A000"]);
+export function keepPlanOf(text: string): void {
+  marked.add(text);
+}
+
+const sqlState = (error: unknown): string | undefined =>
+  error instanceof Error && "code" in error && typeof error.code === "string" ? error.code : undefined;
+
+/** The statement is gone: someone on the socket ran DEALLOCATE ALL or DISCARD ALL, which drops every one. */
+const isGone = (error: unknown) => sqlState(error) === "26000";
+
+/**
+ * The statement can no longer run as prepared: a table it reads changed shape (0A000 with this message; the code
+ * alone also means any unsupported feature), or an object or type it names changed (classes 42 and XX).
+ */
+const isStale = (error: unknown) => {
+  const code = sqlState(error) ?? "";
+  if (code === "0A000") return (error as Error).message.includes("cached plan must not change result type");
+  return code.startsWith("42") || code.startsWith("XX");
+};
 
 const concat = (parts: Uint8Array[]): Uint8Array => {
   const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
@@ -38,41 +62,42 @@ const concat = (parts: Uint8Array[]): Uint8Array => {
   return out;
 };
 
-const sqlState = (error: unknown): string | undefined =>
-  error instanceof Error && "code" in error && typeof error.code === "string" ? error.code : undefined;
-
 /**
- * Keeps each statement the app sends to the embedded database prepared, by name, for the life of the handle: a
- * statement is parsed, analysed and described once, and every later execution is one call into PGlite (Bind,
- * Execute, Sync) instead of six (PGlite's own `query()` sends Parse, Describe, Bind, Describe, Execute and Sync
- * one by one, parsing and planning the statement again each time). PostgreSQL then plans it once, generically,
- * once five runs have shown the generic plan costs no more.
+ * Keeps each marked statement (keepPlanOf) prepared on the embedded database, by name, for the life of the handle:
+ * it is parsed, analysed and described once, and every later execution is one call into PGlite (Bind, Execute,
+ * Sync) instead of six (PGlite's own `query()` sends Parse, Describe, Bind, Describe, Execute and Sync one by one,
+ * parsing and planning the statement again each time). PostgreSQL then plans it once, generically, once five runs
+ * have shown the generic plan costs no more.
  *
  * Wraps `query()` of the client and of its transactions, under PGlite's own locks, so Drizzle and every other
- * caller go on calling `query()` as before. Statements with parameters only: those are the app's shapes. Names are this process's own ("partner_sales_…"); the socket's clients
- * (the agents CLI) use unnamed statements, which PostgreSQL keeps apart. `exec()` (the simple protocol: several
- * statements, migrations) is untouched. Install it after migrating: a statement kept across a migration would only
- * be prepared again (see STALE), but there is no reason to.
+ * caller go on calling `query()` as before; any other statement takes PGlite's own path. Names are this process's
+ * own ("partner_sales_<n>"); the socket's clients (the agents CLI) use unnamed statements. `exec()` is untouched.
+ * Install it after migrating.
+ *
+ * A kept statement that fails as gone or stale (above) is forgotten and, outside a transaction, prepared again and
+ * run once more. Inside one the transaction is already aborted, so that one error reaches the caller, once: after
+ * DEALLOCATE ALL every statement is forgotten at the first failure.
  */
 export function keepPlans(client: PGlite): void {
   const statements = new Map<string, Statement>();
   let counter = 0;
 
-  const send = (message: Uint8Array, throwOnError = true) =>
-    client.execProtocolStream(message, { syncToFs: false, throwOnError });
+  const send = (message: Uint8Array, options?: QueryOptions, throwOnError = true) =>
+    client.execProtocolStream(message, { syncToFs: false, throwOnError, onNotice: options?.onNotice });
 
-  /** Closes a statement on the server; one already gone (DEALLOCATE ALL) is no error. */
-  async function forget(text: string): Promise<void> {
-    const statement = statements.get(text);
+  /** Closes a statement on the server; one already gone is no error. */
+  async function forget(key: string): Promise<void> {
+    const statement = statements.get(key);
     if (!statement) return;
-    statements.delete(text);
+    statements.delete(key);
     await send(
       concat([protocol.serialize.close({ type: "S", name: statement.name }), protocol.serialize.sync()]),
+      undefined,
       false,
     );
   }
 
-  async function prepare(text: string, options: QueryOptions | undefined): Promise<Statement> {
+  async function prepare(key: string, text: string, options: QueryOptions | undefined): Promise<Statement> {
     const name = `partner_sales_${++counter}`;
     const messages = await send(
       concat([
@@ -80,6 +105,7 @@ export function keepPlans(client: PGlite): void {
         protocol.serialize.describe({ type: "S", name }),
         protocol.serialize.sync(),
       ]),
+      options,
     );
     const statement: Statement = {
       name,
@@ -90,7 +116,7 @@ export function keepPlans(client: PGlite): void {
       const [oldest] = statements.keys();
       await forget(oldest!);
     }
-    statements.set(text, statement);
+    statements.set(key, statement);
     return statement;
   }
 
@@ -107,34 +133,36 @@ export function keepPlans(client: PGlite): void {
         protocol.serialize.execute({}),
         protocol.serialize.sync(),
       ]),
+      options,
     );
     return statement.rowDescription ? [statement.rowDescription, ...messages] : messages;
   }
 
-  /** One query, under the query lock: prepared the first time its text is seen, executed by name after that. */
+  /** One query, under the query lock: prepared the first time it is seen, executed by name after that. */
   async function run<T>(
     text: string,
     params: unknown[],
     options: QueryOptions | undefined,
   ): Promise<Results<T>> {
+    const key = options?.paramTypes ? `${options.paramTypes.join(",")}\n${text}` : text;
     return client._runExclusiveQuery(async () => {
       let messages: BackendMessage[];
       try {
-        const known = statements.get(text);
+        const known = statements.get(key);
         if (known) {
           // The most recently used last: the bound closes the statement unused for longest.
-          statements.delete(text);
-          statements.set(text, known);
+          statements.delete(key);
+          statements.set(key, known);
         }
         try {
-          messages = await execute(known ?? (await prepare(text, options)), params, options);
+          messages = await execute(known ?? (await prepare(key, text, options)), params, options);
         } catch (error) {
-          // Outside a transaction nothing was done: prepare it again and run it once more. Inside one, the
-          // transaction is aborted whatever happens next, so the error is the caller's.
-          if (!known || !STALE.has(sqlState(error) ?? "")) throw error;
-          await forget(text);
+          if (!known) throw error;
+          if (isGone(error)) statements.clear();
+          else if (isStale(error)) await forget(key);
+          else throw error;
           if (client.isInTransaction()) throw error;
-          messages = await execute(await prepare(text, options), params, options);
+          messages = await execute(await prepare(key, text, options), params, options);
         }
       } catch (error) {
         // As PGlite's own query() reports it (makePGliteError).
@@ -147,13 +175,12 @@ export function keepPlans(client: PGlite): void {
     });
   }
 
-  // A statement without parameters is most often run once (DDL, COPY into a blob, upkeep): PGlite's own path.
-  const runOnce = (params: unknown[] | undefined, options: QueryOptions | undefined) =>
-    !params?.length || options?.blob !== undefined;
+  const ownPath = (text: string, options: QueryOptions | undefined) =>
+    !marked.has(text) || options?.blob !== undefined;
   const { query, transaction } = client;
 
   client.query = (async <T>(text: string, params?: unknown[], options?: QueryOptions) => {
-    if (runOnce(params, options)) return query.call(client, text, params, options);
+    if (ownPath(text, options)) return query.call(client, text, params, options);
     await client._checkReady();
     return client._runExclusiveTransaction(() => run<T>(text, params ?? [], options));
   }) as PGlite["query"];
@@ -162,7 +189,7 @@ export function keepPlans(client: PGlite): void {
     transaction.call(client, (tx) => {
       const txQuery = tx.query;
       tx.query = (async <R>(text: string, params?: unknown[], options?: QueryOptions) => {
-        if (runOnce(params, options)) return txQuery.call(tx, text, params, options);
+        if (ownPath(text, options)) return txQuery.call(tx, text, params, options);
         if (tx.closed) throw new Error("Transaction is closed");
         return run<R>(text, params ?? [], options);
       }) as Transaction["query"];
