@@ -75,7 +75,7 @@ test.beforeAll(async () => {
     if (process.env.CI) throw new Error("The deployment test needs PostgreSQL.");
     return;
   }
-  // The database and its two roles as the README has an operator make them: the app owns nothing.
+  // The database and its two roles as docs/production.md has an operator make them: the app owns nothing.
   runPsqlFile(postgres.url, "deploy/postgres/roles.sql", {
     owner_password: "owner-secret",
     app_password: "app-secret",
@@ -216,7 +216,7 @@ test("live mode refuses a PostgreSQL URL to another machine without verified TLS
 });
 
 test("observability over TLS: Prometheus scrapes each instance through nginx with the test CA; traces reach an https collector", async () => {
-  // The README's scrape configuration: https, the CA, the bearer token, one target per instance.
+  // docs/production.md's scrape configuration: https, the CA, the bearer token, one target per instance.
   await expect
     .poll(() => prometheus!.value('count(up{job="partner-sales"} == 1)'), { timeout: 30_000 })
     .toBe(instances.length);

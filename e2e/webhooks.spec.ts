@@ -18,7 +18,7 @@ import { scrape } from "./support/metrics";
 import { apiSale, formatCpf, freshCpf, sandboxControl, sandboxStats } from "./support/sandbox";
 import { sellAgain, sellOverApi } from "./support/sell";
 
-// A partner's receiver on this host, verifying every delivery with the standardwebhooks library as the README tells
+// A partner's receiver on this host, verifying every delivery with the standardwebhooks library as docs/api-and-webhooks.md tells
 // a partner to, through the app's real dispatcher: the shared e2e app for the outcomes, instances of their own for
 // the crashes and for several instances on one PostgreSQL.
 

@@ -73,7 +73,7 @@ declare namespace PartnerSales {
     unmount(): void;
   }
 
-  /** Why the frame cannot show the form (README, "Events and error codes", says when each happens). */
+  /** Why the frame cannot show the form (docs/embedding.md, "Events and error codes", says when each happens). */
   type ErrorCode =
     | "token_invalid"
     | "token_misaddressed"

@@ -18,7 +18,7 @@ import { checkEndpointUrl } from "../lib/webhooks/endpoint-url";
 import { generateWebhookSecret, sealWebhookSecret } from "../lib/webhooks/secrets";
 import { CommandError, duration, runCli, UsageError, type CliContext } from "./cli";
 
-const USAGE = `Manage the webhook endpoints that hear every sale's outcome (README: Webhooks).
+const USAGE = `Manage the webhook endpoints that hear every sale's outcome (docs/api-and-webhooks.md: Webhooks).
 
   npm run webhooks -- add --url https://crm.example/hooks --events E1,E2|all [--include-customer]
   npm run webhooks -- list

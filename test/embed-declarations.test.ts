@@ -3,8 +3,8 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { EMBED_ERROR_CODES } from "@/lib/errors/embed";
 
-const readme = readFileSync("README.md", "utf8");
-const section = readme.slice(readme.indexOf("### Events and error codes"), readme.indexOf("### Appearance"));
+const page = readFileSync("docs/embedding.md", "utf8");
+const section = page.slice(page.indexOf("## Events and error codes"), page.indexOf("## Appearance"));
 const firstColumn = (pattern: RegExp) => [...section.matchAll(pattern)].map((match) => match[1]);
 
 describe("what portal developers read", () => {
@@ -24,12 +24,12 @@ describe("what portal developers read", () => {
     expect(problems).toEqual([]);
   });
 
-  it("the README's table lists every error code the frame may post, and no other", () => {
+  it("the embedding page's table lists every error code the frame may post, and no other", () => {
     const codes = firstColumn(/^\| `([a-z_]+)` +\|/gm).filter((cell) => cell !== "code"); // not the header
     expect(codes.sort()).toEqual([...EMBED_ERROR_CODES].sort());
   });
 
-  it("the README lists every event and message, as public/embed.d.ts declares them", () => {
+  it("the embedding page lists every event and message, as public/embed.d.ts declares them", () => {
     const declarations = readFileSync("public/embed.d.ts", "utf8");
     const declared = [...declarations.matchAll(/type: "(partner-sales:[a-z]+)"/g)].map((match) => match[1]);
     expect(firstColumn(/^\| `(partner-sales:[a-z]+)` +\|/gm).sort()).toEqual(declared.sort());

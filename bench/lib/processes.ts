@@ -71,7 +71,7 @@ export function memoryOf(pid: number): { rssMb: number; peakRssMb: number } {
 }
 
 /**
- * The per-person ceilings (lib/dal/limits.ts; README: "Limits") lifted: a benchmark or a test suite is one agent
+ * The per-person ceilings (lib/dal/limits.ts; docs/production.md: "Limits") lifted: a benchmark or a test suite is one agent
  * selling and reading far faster than any person, which is exactly what the ceilings stop.
  */
 export const LIMITS_LIFTED = {

@@ -13,7 +13,7 @@ export interface Prometheus {
 
 /**
  * Debian's Prometheus on 127.0.0.1, scraping each of `targets` (an instance's metrics URL) every second with `token`
- * as its bearer token, as an operator's would (the README's scrape configuration: over https, it trusts `caFile`
+ * as its bearer token, as an operator's would (docs/production.md's scrape configuration: over https, it trusts `caFile`
  * alone); its data in a throwaway directory.
  */
 export async function startPrometheus(

@@ -55,7 +55,8 @@ export const apiEvidenceSchema = z
       .string()
       .meta({ description: "The plan's offer script, as PLANS_FILE names it.", examples: ["2026-11"] }),
     scriptHash: z.string().meta({
-      description: 'SHA-256 (hex) of the script as the agent saw it (README: "The evidence of a sale").',
+      description:
+        'SHA-256 (hex) of the script as the agent saw it (docs/selling.md: "The evidence of a sale").',
       examples: ["9f2c4e0a7b1d3c5e8f6a2b4d0c1e3f5a7b9d2c4e6f8a0b1c3d5e7f9a1b2c3d4e"],
     }),
     confirmations: z

@@ -68,7 +68,7 @@ export interface Config {
    * years); null ("0") = kept until the customer asks for erasure.
    */
   customerDataRetentionDays: number | null;
-  /** Ceilings on requests that are expensive or tell something (lib/dal/limits.ts; README: "Limits"). */
+  /** Ceilings on requests that are expensive or tell something (lib/dal/limits.ts; docs/production.md: "Limits"). */
   limits: RequestLimits;
   /**
    * After SIGTERM, how long readiness answers 503 while everything is still served, before the listener closes
@@ -76,7 +76,7 @@ export interface Config {
    * which learns from the refused connection and retries it elsewhere.
    */
   drainDelayMs: number;
-  /** Webhook deliveries (lib/webhooks; README: "Webhooks"). */
+  /** Webhook deliveries (lib/webhooks; docs/api-and-webhooks.md: "Webhooks"). */
   webhooks: WebhookConfig;
   port: number;
   sandboxPort: number;

@@ -13,7 +13,7 @@ export interface EmbedPortal {
   algorithm: PortalAlgorithm;
   /** Its HS256 secret or its public key. A KeyObject serializes to `{}`, so it cannot leak through JSON. */
   key: KeyObject;
-  /** Takes over agents linked before tokens named their issuer (recorded with issuer ''): see the README. */
+  /** Takes over agents linked before tokens named their issuer (recorded with issuer ''): see docs/embedding.md. */
   adoptsLegacyAgents: boolean;
   /** The domains of the e-mails its tokens may name (lower case); empty only for a portal that creates no agents. */
   emailDomains: string[];

@@ -24,7 +24,7 @@ const budgetKey = (limit: SpentLimit, owner: string) => `${limit}:${owner}`;
  * the database so that all instances count together, and a refusal reads the same everywhere: `429 rate_limited`
  * with `Retry-After` (pages: the same words in pt-BR), a line in the security log (`access.refused`, reason
  * `rate_limited`, once every few minutes per person and limit), and `partner_sales_limited_requests_total{limit}`.
- * Ceilings come from configuration (README: "Limits"); each is far above what a person at a desk does, and
+ * Ceilings come from configuration (docs/production.md: "Limits"); each is far above what a person at a desk does, and
  * near what a script on a stolen session would.
  */
 export type Limited = { ok: true } | { ok: false; limit: RequestLimitName; retryAfterSeconds: number };

@@ -38,7 +38,7 @@ const BATCH_ROWS = 10_000;
 /**
  * The history under `filter` as a CSV stream (agents: their own sales; supervisors: everyone's), read from the
  * database a batch at a time as the client downloads it. One log line when it ends: counts, never customer data.
- * Bounded (README: "Limits"): past EXPORT_MAX_ROWS rows or EXPORT_MAX_SECONDS, or once its session has ended
+ * Bounded (docs/production.md: "Limits"): past EXPORT_MAX_ROWS rows or EXPORT_MAX_SECONDS, or once its session has ended
  * (checked before each batch), the download fails rather than end as if complete; `slot` is given back however
  * it ends.
  */

@@ -250,7 +250,7 @@ async function openPostgres(
     if (role === "server" && !warnedOwner && (await ownsAuditTrail(pool))) {
       warnedOwner = true;
       log.warn("db.app_role_owns_audit_trail", {
-        hint: "the app's database role owns the schema: give it its own role and set DATABASE_MIGRATION_URL to the owner's (README, Running in production)",
+        hint: "the app's database role owns the schema: give it its own role and set DATABASE_MIGRATION_URL to the owner's (docs/production.md)",
       });
     }
   } catch (error) {

@@ -639,7 +639,7 @@ export const jobLeases = pgTable("job_leases", {
   expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
 });
 
-/** What a webhook endpoint hears (README: Webhooks). */
+/** What a webhook endpoint hears (docs/api-and-webhooks.md: Webhooks). */
 export const WEBHOOK_EVENT_TYPES = [
   "sale.accepted",
   "sale.rejected",

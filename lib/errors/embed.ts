@@ -1,6 +1,6 @@
 /**
  * What /embed shows in its frame and posts to its portal as `partner-sales:error {code}` when it cannot go on:
- * the codes (public/embed.d.ts and the README list them; test/embed-declarations.ts fails the type-check when the
+ * the codes (public/embed.d.ts and docs/embedding.md list them; test/embed-declarations.ts fails the type-check when the
  * declarations drift from this list) and their pt-BR messages. Part of the error vocabulary (lib/errors), apart so
  * that the frame's JavaScript carries these messages, not the whole table.
  */

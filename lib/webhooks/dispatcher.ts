@@ -23,7 +23,7 @@ import { sendWebhook, SOCKETS_PER_RECEIVER, type SendLimits, type SendResult } f
 /**
  * After each failed attempt, the wait before the next (±20% jitter): quick at first, for a receiver that blinked,
  * then hours apart, for one down for the night. Thirteen retries over 2 days 22 hours; then the delivery is dead
- * and its endpoint failing (README: "Webhooks").
+ * and its endpoint failing (docs/api-and-webhooks.md: "Webhooks").
  */
 export const RETRY_SCHEDULE_MS = [
   5_000,

@@ -241,7 +241,7 @@ function exportCells(criteria: HistoryCriteria, names: ExportNames): SQL {
       spreadsheetText(sale("upstream_message")),
       sql`resolver.name`,
       minutesIn(sale("resolved_at"), criteria.timeZone),
-      // A scripted sale's evidence (README: "The evidence of a sale"): each confirmation as "id time", in order.
+      // A scripted sale's evidence (docs/selling.md: "The evidence of a sale"): each confirmation as "id time", in order.
       spreadsheetText(sql`evidence.script_version`),
       sql`evidence.script_hash`,
       spreadsheetText(sql`(select string_agg((item ->> 'id') || ' ' ||

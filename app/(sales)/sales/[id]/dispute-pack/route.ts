@@ -6,7 +6,7 @@ import { log } from "@/lib/log";
 export const dynamic = "force-dynamic";
 
 /**
- * A scripted sale's dispute pack (README: "The evidence of a sale"), for supervisors; anyone else, an unknown sale or
+ * A scripted sale's dispute pack (docs/selling.md: "The evidence of a sale"), for supervisors; anyone else, an unknown sale or
  * one without evidence: 404. Each download is on the audit trail (sale.dispute_pack_exported) before it is given.
  */
 export async function GET(_request: Request, { params }: RouteContext<"/sales/[id]/dispute-pack">) {
