@@ -52,16 +52,6 @@ const isStale = (error: unknown) => {
   return code.startsWith("42") || code.startsWith("XX");
 };
 
-const concat = (parts: Uint8Array[]): Uint8Array => {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-};
-
 /**
  * Keeps each marked statement (keepPlanOf) prepared on the embedded database, by name, for the life of the handle:
  * it is parsed, analysed and described once, and every later execution is one call into PGlite (Bind, Execute,
@@ -91,7 +81,10 @@ export function keepPlans(client: PGlite): void {
     if (!statement) return;
     statements.delete(key);
     await send(
-      concat([protocol.serialize.close({ type: "S", name: statement.name }), protocol.serialize.sync()]),
+      Buffer.concat([
+        protocol.serialize.close({ type: "S", name: statement.name }),
+        protocol.serialize.sync(),
+      ]),
       undefined,
       false,
     );
@@ -100,7 +93,7 @@ export function keepPlans(client: PGlite): void {
   async function prepare(key: string, text: string, options: QueryOptions | undefined): Promise<Statement> {
     const name = `partner_sales_${++counter}`;
     const messages = await send(
-      concat([
+      Buffer.concat([
         protocol.serialize.parse({ name, text, types: options?.paramTypes }),
         protocol.serialize.describe({ type: "S", name }),
         protocol.serialize.sync(),
@@ -128,7 +121,7 @@ export function keepPlans(client: PGlite): void {
       return serialize ? serialize(param) : String(param);
     });
     const messages = await send(
-      concat([
+      Buffer.concat([
         protocol.serialize.bind({ statement: statement.name, values }),
         protocol.serialize.execute({}),
         protocol.serialize.sync(),
