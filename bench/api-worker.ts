@@ -176,7 +176,7 @@ function answer(rows: ApiSaleRow[]) {
         agent: row.agentId && row.agentName ? { id: row.agentId, name: row.agentName } : null,
         integration: row.integrationName,
       },
-      settledBy: row.resolverId && row.resolverName ? { id: row.resolverId, name: row.resolverName } : null,
+      settledBy: row.settlerId && row.settlerName ? { id: row.settlerId, name: row.settlerName } : null,
       withCustomer: true,
     }),
   );

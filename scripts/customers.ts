@@ -76,7 +76,7 @@ function describe(found: CustomerSale, config: Config): string {
 }
 
 /** A customer's sales as the access request returns them: every stored column but the ones derived for lookups. */
-function exported({ sale, agent, integration, resolver }: CustomerSale) {
+function exported({ sale, agent, integration, settler }: CustomerSale) {
   const {
     customerDocumentDigest: _digest,
     customerNameFolded: _folded,
@@ -84,7 +84,7 @@ function exported({ sale, agent, integration, resolver }: CustomerSale) {
     integrationId: _integration,
     ...held
   } = sale;
-  return { ...held, agent, integration, resolver: resolver?.id ? resolver : null };
+  return { ...held, agent, integration, settler: settler?.id ? settler : null };
 }
 
 /** The erasure stands when only the statistics' rebuild after it failed: a refusal to act on, saying so. */

@@ -20,11 +20,11 @@ export interface PlannedSale {
   createdAt: Date;
   outcome: OutcomeTemplate;
   completedAt: Date;
-  /** An `unknown` sale older than a month: a supervisor has settled it since (resolveUnknownSale). */
-  settlement?: { status: "accepted" | "failed"; resolution: string; resolvedAt: Date };
+  /** An `unknown` sale older than a month: a supervisor has settled it since (settleUnknownSale). */
+  settlement?: { status: "accepted" | "failed"; resolution: string; settledAt: Date };
 }
 
-// The app's statements, step by step (lib/db/queries/sales.ts: claimSubmission, recordOutcome, resolveUnknownSale),
+// The app's statements, step by step (lib/db/queries/sales.ts: claimSubmission, recordOutcome, settleUnknownSale),
 // with the times given: the app's now() would put a year and a half of sales on today. Their RETURNING is left
 // out: it changes nothing stored, and its rows would only be shipped back.
 export const PREPARE_STATEMENTS = `
@@ -93,7 +93,7 @@ export function saleTransactions(
           settlement.status,
           settlement.resolution,
           supervisorId,
-          settlement.resolvedAt,
+          settlement.settledAt,
         ]),
         call("bench_audit", [
           "sale.settled",
@@ -170,7 +170,7 @@ export function* plannedSales({
         ? {
             status: registered ? "accepted" : "failed",
             resolution: registered ? "registered" : "not-registered",
-            resolvedAt: new Date(createdAt.getTime() + DAY_MS * (1 + random() * 2)),
+            settledAt: new Date(createdAt.getTime() + DAY_MS * (1 + random() * 2)),
           }
         : undefined,
     };

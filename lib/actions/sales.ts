@@ -4,7 +4,7 @@ import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import type { ActionState } from "@/lib/action-state";
 import { limitedMessage } from "@/lib/dal/limits";
-import { isSubmissionId, resolveSaleAsSupervisor, type KnownCustomer } from "@/lib/dal/sales";
+import { isSubmissionId, settleSaleAsSupervisor, type KnownCustomer } from "@/lib/dal/sales";
 import { verifySession } from "@/lib/dal/session";
 import { sellAsSignedInAgent } from "@/lib/dal/sell";
 import { userMessageFor } from "@/lib/errors";
@@ -41,14 +41,14 @@ export async function submitSaleAction(
  * A supervisor settles an `unknown` sale after checking with the provider (the confirmation step of the sale page
  * posts here). The sale page then says what happened: settled now, or already settled by someone else.
  */
-export async function resolveSaleAction(formData: FormData): Promise<void> {
+export async function settleSaleAction(formData: FormData): Promise<void> {
   const agent = await verifySession();
   if (!agent) redirect("/sign-in");
   const submissionId = formData.get("submissionId");
   const resolution = formData.get("resolution");
   if (!isSubmissionId(submissionId)) redirect("/sales");
   if (!isSaleResolution(resolution)) redirect(`/sales/${submissionId}`);
-  const settlement = await resolveSaleAsSupervisor(agent, submissionId, resolution);
+  const settlement = await settleSaleAsSupervisor(agent, submissionId, resolution);
   if (settlement === "not-allowed") redirect(`/sales/${submissionId}`);
   revalidatePath(`/sales/${submissionId}`);
   redirect(`/sales/${submissionId}?settled=${settlement === "settled" ? "now" : "earlier"}`);

@@ -72,7 +72,7 @@ export const EXAMPLE_SALE = apiSale(
     rejectedFields: null,
     outcomeDetail: null,
     resolution: null,
-    resolvedAt: null,
+    settledAt: null,
     createdAt: new Date("2026-11-29T12:00:00.000Z"),
     updatedAt: new Date("2026-11-29T12:00:01.200Z"),
     completedAt: new Date("2026-11-29T12:00:01.200Z"),

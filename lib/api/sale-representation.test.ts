@@ -20,7 +20,7 @@ const row: SaleRow = {
   rejectedFields: null,
   outcomeDetail: "timeout",
   resolution: "registered",
-  resolvedAt: at,
+  settledAt: at,
   createdAt: at,
   updatedAt: at,
   completedAt: at,

@@ -137,7 +137,7 @@ export type SaleRow = Pick<
   | "rejectedFields"
   | "outcomeDetail"
   | "resolution"
-  | "resolvedAt"
+  | "settledAt"
   | "createdAt"
   | "updatedAt"
   | "completedAt"
@@ -177,8 +177,8 @@ export function apiSale(
       detail: row.outcomeDetail,
     },
     settlement:
-      row.resolution && row.resolvedAt && context.settledBy
-        ? { by: context.settledBy, at: row.resolvedAt.toISOString(), resolution: row.resolution }
+      row.resolution && row.settledAt && context.settledBy
+        ? { by: context.settledBy, at: row.settledAt.toISOString(), resolution: row.resolution }
         : null,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),

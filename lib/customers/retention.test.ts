@@ -7,7 +7,7 @@ import { listAuditEvents } from "@/lib/db/queries/audit-events";
 import { customerSales, eraseCustomer, eraseExpiredBatch } from "@/lib/db/queries/customer-data";
 import { recordAuditEvent } from "@/lib/db/queries/audit-events";
 import { releaseLease, takeLease } from "@/lib/db/queries/job-leases";
-import { claimSubmission, resolveUnknownSale } from "@/lib/db/queries/sales";
+import { claimSubmission, settleUnknownSale } from "@/lib/db/queries/sales";
 import { auditEvents, sales, type SaleStatus } from "@/lib/db/schema";
 import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
 import { newProtocol } from "@/lib/sales/protocol";
@@ -139,7 +139,7 @@ describe.each(testDatabases)("customer-data retention on $name", ({ open }) => {
     }
 
     // Settled, the unknown sale goes at the next run.
-    await resolveUnknownSale(handle.db, {
+    await settleUnknownSale(handle.db, {
       submissionId: unknown.submissionId,
       supervisor: { id: supervisorId, door: "oidc:https://idp.example" },
       resolution: "registered",
@@ -231,7 +231,7 @@ describe.each(testDatabases)("customer-data retention on $name", ({ open }) => {
     ).toHaveLength(1);
 
     // Settled by a supervisor, it is erased in the same transaction.
-    await resolveUnknownSale(handle.db, {
+    await settleUnknownSale(handle.db, {
       submissionId: open.submissionId,
       supervisor: { id: supervisorId, door: "oidc:https://idp.example" },
       resolution: "registered",

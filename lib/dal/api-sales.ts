@@ -15,7 +15,7 @@ export function apiSaleFor(caller: ApiCaller, row: ApiSaleRow): ApiSale {
       agent: row.agentId && row.agentName ? { id: row.agentId, name: row.agentName } : null,
       integration: row.integrationName,
     },
-    settledBy: row.resolverId && row.resolverName ? { id: row.resolverId, name: row.resolverName } : null,
+    settledBy: row.settlerId && row.settlerName ? { id: row.settlerId, name: row.settlerName } : null,
     withCustomer,
   });
 }

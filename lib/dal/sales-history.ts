@@ -37,8 +37,8 @@ export interface SaleListItem {
   /** The provider's own words, verbatim. */
   upstreamMessage: string | null;
   /** The supervisor who confirmed an `unknown` sale with the provider, and when. */
-  resolvedBy: string | null;
-  resolvedAt: Date | null;
+  settledBy: string | null;
+  settledAt: Date | null;
 }
 
 function toListItem(row: SaleListRow): SaleListItem {
@@ -57,8 +57,8 @@ function toListItem(row: SaleListRow): SaleListItem {
     integrationName: row.integrationName,
     createdAt: row.createdAt,
     upstreamMessage: row.upstreamMessage,
-    resolvedBy: row.resolverName,
-    resolvedAt: row.resolvedAt,
+    settledBy: row.settlerName,
+    settledAt: row.settledAt,
   };
 }
 

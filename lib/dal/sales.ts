@@ -2,7 +2,7 @@ import "server-only";
 import { getDb } from "@/lib/db";
 import { cache } from "react";
 import { rebuildSalesStatistics } from "@/lib/db/queries/customer-data";
-import { findHeldSaleOf, findSale, resolveUnknownSale } from "@/lib/db/queries/sales";
+import { findHeldSaleOf, findSale, settleUnknownSale } from "@/lib/db/queries/sales";
 import type { Sale, SaleResolution } from "@/lib/db/schema";
 import { getConfig } from "@/lib/env";
 import { formatDateTime } from "@/lib/format";
@@ -98,7 +98,7 @@ export interface SaleDetail extends TimelineFacts {
   /** The provider's time limit per call: what "no answer in time" meant. */
   upstreamTimeoutMs: number;
   /** Whether the viewer may settle this sale (a supervisor, on an `unknown` sale). */
-  canResolve: boolean;
+  canSettle: boolean;
 }
 
 /**
@@ -131,35 +131,35 @@ export const getVisibleSale = cache(
       createdAt: sale.createdAt,
       completedAt: sale.completedAt,
       resolution: sale.resolution,
-      resolverName: sale.resolverName,
-      resolvedAt: sale.resolvedAt,
+      settlerName: sale.settlerName,
+      settledAt: sale.settledAt,
       upstreamTimeoutMs: getConfig().partnerApi.timeoutMs,
-      canResolve: agent.role === "supervisor" && sale.status === "unknown",
+      canSettle: agent.role === "supervisor" && sale.status === "unknown",
     };
   },
 );
 
 /** "settled" now; "already-settled" when someone (or a late answer) got there first; "not-allowed" otherwise. */
-export type Settlement = "settled" | "already-settled" | "not-allowed";
+export type SettleResult = "settled" | "already-settled" | "not-allowed";
 
 /** Supervisors only, `unknown` sales only. */
-export async function resolveSaleAsSupervisor(
+export async function settleSaleAsSupervisor(
   agent: SessionAgent,
   submissionId: string,
   resolution: SaleResolution,
-): Promise<Settlement> {
+): Promise<SettleResult> {
   if (!isUuid(submissionId)) return "not-allowed";
   if (agent.role !== "supervisor") {
     await logRefusedAccess(agent, "supervisor_action", { action: "settle", submissionId });
     return "not-allowed";
   }
   const db = await getDb();
-  const resolved = await resolveUnknownSale(db, { submissionId, supervisor: agent, resolution });
-  if (resolved) {
-    log.info("sales.resolved", { submissionId, resolution, agentId: agent.id });
+  const settled = await settleUnknownSale(db, { submissionId, supervisor: agent, resolution });
+  if (settled) {
+    log.info("sales.settled", { submissionId, resolution, agentId: agent.id });
     // Its customer had asked for erasure: it was erased as it was settled, and the statistics follow. Settled it
     // stays if they fail (logged: the next erasure, or autovacuum's or the upkeep's ANALYZE, rebuilds them).
-    if (resolved.erasureRequestedAt) {
+    if (settled.erasureRequestedAt) {
       await rebuildSalesStatistics(db).catch((error: unknown) =>
         log.error("customers.statistics_failed", { submissionId, error }),
       );

@@ -17,7 +17,7 @@ import { insertAgent, setAgentDisabled } from "./queries/agents";
 import { readChain, recordAuditEvent } from "./queries/audit-events";
 import { createAgentWithIdentity, unlinkIdentities } from "./queries/identities";
 import { rebuildSalesStatistics } from "./queries/customer-data";
-import { resolveUnknownSale } from "./queries/sales";
+import { settleUnknownSale } from "./queries/sales";
 import { sales } from "./schema";
 import { openTestSession, TEST_SESSION_LIMITS } from "@/test/sessions";
 import { endAgentSessions, findSessionAgent } from "./queries/sessions";
@@ -140,7 +140,7 @@ describe.skipIf(!adminUrl)("the app's own PostgreSQL role, as deploy/postgres/ro
     expect(submission).toMatchObject({ kind: "recorded", sale: { status: "accepted" } });
     // Only an unknown sale is settled: this one is not, and nothing changes.
     expect(
-      await resolveUnknownSale(db, {
+      await settleUnknownSale(db, {
         submissionId: submission.kind === "recorded" ? submission.sale.submissionId : "",
         supervisor: { id: supervisor!.agent.id, door: "oidc:https://idp.example" },
         resolution: "registered",

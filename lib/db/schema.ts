@@ -388,9 +388,9 @@ export const sales = pgTable(
     ...timestamps,
     completedAt: timestamp("completed_at", { withTimezone: true }),
     /** The supervisor who settled an `unknown` sale after checking with the provider, what they learnt, when. */
-    resolvedBy: uuid("resolved_by").references(() => agents.id),
+    settledBy: uuid("resolved_by").references(() => agents.id),
     resolution: saleResolution("resolution"),
-    resolvedAt: timestamp("resolved_at", { withTimezone: true }),
+    settledAt: timestamp("resolved_at", { withTimezone: true }),
     /**
      * The customer's name as the search box compares it (sales_fold, migration 0009: lower case, no accents), kept
      * by the database: folding it on every row searched cost more than the rest of the search together.
@@ -448,7 +448,7 @@ export const sales = pgTable(
       .where(sql`${table.customerDocumentDigest} is not null`),
     check(
       "sales_resolution_when_resolved",
-      sql`(${table.resolution} is null) = (${table.resolvedAt} is null)`,
+      sql`(${table.resolution} is null) = (${table.settledAt} is null)`,
     ),
     uniqueIndex("sales_protocol_key").on(table.protocol),
     check("sales_sold_by_someone", sql`${table.agentId} is not null or ${table.integrationId} is not null`),

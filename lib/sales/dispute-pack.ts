@@ -38,7 +38,7 @@ export interface DisputePack {
       outcomeDetail: string | null;
       rejectedFields: Sale["rejectedFields"];
     };
-    settlement: { resolution: Sale["resolution"]; resolvedAt: string | null } | null;
+    settlement: { resolution: Sale["resolution"]; settledAt: string | null } | null;
   };
   /** The customer's data as sent to the provider, or why and when it was erased (then what the sale kept of it). */
   customer: {
@@ -100,7 +100,7 @@ export function buildDisputePack(input: {
         outcomeDetail: sale.outcomeDetail,
         rejectedFields: sale.rejectedFields,
       },
-      settlement: sale.resolution ? { resolution: sale.resolution, resolvedAt: iso(sale.resolvedAt) } : null,
+      settlement: sale.resolution ? { resolution: sale.resolution, settledAt: iso(sale.settledAt) } : null,
     },
     customer: {
       erased:

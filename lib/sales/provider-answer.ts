@@ -7,7 +7,7 @@ export interface AnswerFacts {
   outcomeDetail: string | null;
   resolution: SaleResolution | null;
   completedAt: Date | null;
-  resolvedAt: Date | null;
+  settledAt: Date | null;
 }
 
 /**
@@ -17,9 +17,9 @@ export interface AnswerFacts {
 export function answeredStatus(facts: AnswerFacts): SaleStatus {
   const settledAfterAnswer =
     facts.resolution !== null &&
-    facts.resolvedAt !== null &&
+    facts.settledAt !== null &&
     facts.completedAt !== null &&
-    facts.resolvedAt >= facts.completedAt;
+    facts.settledAt >= facts.completedAt;
   return settledAfterAnswer ? "unknown" : facts.status;
 }
 

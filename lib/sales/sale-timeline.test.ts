@@ -9,12 +9,12 @@ const facts = (overrides: Partial<TimelineFacts> = {}): TimelineFacts => ({
   outcomeDetail: null,
   resolution: null,
   completedAt: at("13:00:01"),
-  resolvedAt: null,
+  settledAt: null,
   agentName: "Agente Demo",
   integrationName: null,
   attempts: 1,
   createdAt: at("13:00:00"),
-  resolverName: null,
+  settlerName: null,
   ...overrides,
 });
 
@@ -25,8 +25,8 @@ describe("a sale's timeline", () => {
       upstreamStatus: 503,
       outcomeDetail: "server-error",
       resolution: "registered",
-      resolvedAt: at("14:30:00"),
-      resolverName: "Supervisora Demo",
+      settledAt: at("14:30:00"),
+      settlerName: "Supervisora Demo",
       attempts: 2,
     });
     expect(saleTimeline(settled, 15_000)).toEqual([
@@ -48,9 +48,9 @@ describe("a sale's timeline", () => {
     const resent = facts({
       status: "accepted",
       resolution: "not-registered",
-      resolvedAt: at("13:30:00"),
+      settledAt: at("13:30:00"),
       completedAt: at("14:00:00"),
-      resolverName: "Supervisora Demo",
+      settlerName: "Supervisora Demo",
     });
     expect(saleTimeline(resent, 15_000).map(({ kind, text }) => [kind, text])).toEqual([
       ["sent", "Enviada ao fornecedor por Agente Demo."],

@@ -5,7 +5,7 @@ import { SETTLEMENT_WORDS } from "./settlement";
 export interface TimelineFacts extends AnswerFacts, SaleSellers {
   attempts: number;
   createdAt: Date;
-  resolverName: string | null;
+  settlerName: string | null;
 }
 
 export interface TimelineEntry {
@@ -33,12 +33,12 @@ export function saleTimeline(facts: TimelineFacts, timeoutMs: number): TimelineE
     { kind: "sent", at: facts.createdAt, text: `Enviada ao fornecedor ${sentBy(facts)}${attempts}.` },
     { kind: "answer", at: facts.completedAt, text: providerAnswerSummary(facts, timeoutMs) },
   ];
-  if (facts.resolution && facts.resolvedAt) {
+  if (facts.resolution && facts.settledAt) {
     const words = SETTLEMENT_WORDS[facts.resolution];
     entries.push({
       kind: "settlement",
-      at: facts.resolvedAt,
-      text: `Conferida por ${facts.resolverName ?? "um supervisor"}: ${words.finding}; ${words.outcome}.`,
+      at: facts.settledAt,
+      text: `Conferida por ${facts.settlerName ?? "um supervisor"}: ${words.finding}; ${words.outcome}.`,
     });
   }
   const time = (entry: TimelineEntry) => entry.at?.getTime() ?? Number.POSITIVE_INFINITY;

@@ -7,7 +7,7 @@ import {
   claimSubmission,
   findHeldSaleOf,
   markStalePendingUnknown,
-  resolveUnknownSale,
+  settleUnknownSale,
 } from "@/lib/db/queries/sales";
 import { sales } from "@/lib/db/schema";
 import { createPartnerApiClient, type PartnerApiClient } from "@/lib/partner-api";
@@ -249,7 +249,7 @@ describe.each(testDatabases)("the sales ledger on $name", ({ open }) => {
     const accepted = randomUUID();
     await submit(accepted, sale());
 
-    const settled = await resolveUnknownSale(handle.db, {
+    const settled = await settleUnknownSale(handle.db, {
       submissionId: unknown,
       supervisor: { id: otherAgentId, door: "password" },
       resolution: "registered",
@@ -260,16 +260,16 @@ describe.each(testDatabases)("the sales ledger on $name", ({ open }) => {
       upstreamStatus: 500,
       outcomeDetail: "server-error",
       resolution: "registered",
-      resolvedBy: otherAgentId,
+      settledBy: otherAgentId,
     });
-    expect(settled?.resolvedAt).toBeInstanceOf(Date);
+    expect(settled?.settledAt).toBeInstanceOf(Date);
     const again = {
       submissionId: unknown,
       supervisor: { id: otherAgentId, door: "password" },
       resolution: "not-registered" as const,
     };
-    expect(await resolveUnknownSale(handle.db, again)).toBeUndefined();
-    expect(await resolveUnknownSale(handle.db, { ...again, submissionId: accepted })).toBeUndefined();
+    expect(await settleUnknownSale(handle.db, again)).toBeUndefined();
+    expect(await settleUnknownSale(handle.db, { ...again, submissionId: accepted })).toBeUndefined();
     expect((await row(unknown))?.status).toBe("accepted");
   });
 });

@@ -9,7 +9,7 @@ import {
   claimSubmission,
   markStalePendingUnknown,
   recordOutcome,
-  resolveUnknownSale,
+  settleUnknownSale,
 } from "@/lib/db/queries/sales";
 import { removeWebhookEndpoint } from "@/lib/db/queries/webhooks";
 import { webhookDeliveries } from "@/lib/db/schema";
@@ -131,7 +131,7 @@ describe.each(testDatabases)("the webhooks' dispatcher on $name", ({ open }) => 
       sql`update sales set updated_at = now() - interval '1 hour' where submission_id = ${settled}`,
     );
     await markStalePendingUnknown(handle.db, 60_000);
-    await resolveUnknownSale(handle.db, {
+    await settleUnknownSale(handle.db, {
       submissionId: settled,
       supervisor: { id: agentId, door: "password" },
       resolution: "registered",
@@ -170,7 +170,7 @@ describe.each(testDatabases)("the webhooks' dispatcher on $name", ({ open }) => 
       .where(eq(webhookDeliveries.orderKey, submissionId));
     expect(waiting).toMatchObject({ state: "pending", attempts: 1, lastStatus: 503 });
     expect(waiting!.nextAttemptAt.getTime()).toBeGreaterThan(Date.now());
-    await resolveUnknownSale(handle.db, {
+    await settleUnknownSale(handle.db, {
       submissionId,
       supervisor: { id: agentId, door: "password" },
       resolution: "not-registered",

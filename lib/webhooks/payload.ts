@@ -47,7 +47,7 @@ export function saleEventPayload(
     completedAt: settled ? row.completedAt : at(snapshot.completedAt),
     updatedAt: at(snapshot.updatedAt) ?? row.updatedAt,
     resolution: settled ? ((snapshot.resolution as ApiSaleRow["resolution"]) ?? null) : null,
-    resolvedAt: settled ? at(snapshot.resolvedAt) : null,
+    settledAt: settled ? at(snapshot.resolvedAt) : null,
   };
   return {
     type: event.type,
@@ -58,7 +58,7 @@ export function saleEventPayload(
         integration: row.integrationName,
       },
       settledBy:
-        settled && row.resolverId && row.resolverName ? { id: row.resolverId, name: row.resolverName } : null,
+        settled && row.settlerId && row.settlerName ? { id: row.settlerId, name: row.settlerName } : null,
       withCustomer,
     }),
   };

@@ -9,7 +9,7 @@ import { agents, integrations, saleEvidence, sales, type SaleStatus } from "../s
  * its sellers and settler by name, as lib/api/sale-representation.ts shows them.
  */
 
-const resolver = alias(agents, "resolver");
+const settler = alias(agents, "settler");
 
 /** Microseconds since the epoch, exact: the feed's cursor keeps the database's own precision, not a JS Date's. */
 const changedMicros = sql<string>`(extract(epoch from ${sales.updatedAt}) * 1000000)::bigint::text`;
@@ -24,7 +24,7 @@ const row = {
   rejectedFields: sales.rejectedFields,
   outcomeDetail: sales.outcomeDetail,
   resolution: sales.resolution,
-  resolvedAt: sales.resolvedAt,
+  settledAt: sales.settledAt,
   createdAt: sales.createdAt,
   updatedAt: sales.updatedAt,
   completedAt: sales.completedAt,
@@ -32,8 +32,8 @@ const row = {
   agentId: sales.agentId,
   agentName: agents.name,
   integrationName: integrations.name,
-  resolverId: sales.resolvedBy,
-  resolverName: resolver.name,
+  settlerId: sales.settledBy,
+  settlerName: settler.name,
   // A scripted sale's evidence, joined on its key (null for any other sale): no read a sale.
   evidence: {
     scriptVersion: saleEvidence.scriptVersion,
@@ -50,7 +50,7 @@ function selectSales(db: Database) {
     .from(sales)
     .leftJoin(agents, eq(agents.id, sales.agentId))
     .leftJoin(integrations, eq(integrations.id, sales.integrationId))
-    .leftJoin(resolver, eq(resolver.id, sales.resolvedBy))
+    .leftJoin(settler, eq(settler.id, sales.settledBy))
     .leftJoin(saleEvidence, eq(saleEvidence.submissionId, sales.submissionId));
 }
 

@@ -192,23 +192,23 @@ export interface CustomerSale {
   /** Who sold it: the agent, the integration whose API key sent it, or both (on the agent's behalf). */
   agent: Pick<Agent, "id" | "name" | "email"> | null;
   integration: Pick<Integration, "id" | "name"> | null;
-  resolver: Pick<Agent, "id" | "name" | "email"> | null;
+  settler: Pick<Agent, "id" | "name" | "email"> | null;
 }
 
 /** Everything held about one customer's sales, oldest first (an access request, LGPD art. 18 II). */
 export async function customerSales(db: Database, { cpf, digest }: { cpf: string; digest: string }) {
-  const resolver = alias(agents, "resolver");
+  const settler = alias(agents, "settler");
   const rows = await db
     .select({
       sale: sales,
       agent: { id: agents.id, name: agents.name, email: agents.email },
       integration: { id: integrations.id, name: integrations.name },
-      resolver: { id: resolver.id, name: resolver.name, email: resolver.email },
+      settler: { id: settler.id, name: settler.name, email: settler.email },
     })
     .from(sales)
     .leftJoin(agents, eq(agents.id, sales.agentId))
     .leftJoin(integrations, eq(integrations.id, sales.integrationId))
-    .leftJoin(resolver, eq(resolver.id, sales.resolvedBy))
+    .leftJoin(settler, eq(settler.id, sales.settledBy))
     .where(ofCustomer(cpf, digest))
     .orderBy(asc(sales.createdAt), asc(sales.submissionId));
   return rows satisfies CustomerSale[];

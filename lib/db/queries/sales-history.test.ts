@@ -200,9 +200,9 @@ describe.each(testDatabases)("the sales history on $name", ({ open }) => {
       await handle.db
         .update(sales)
         .set({
-          resolvedBy: caio.id,
+          settledBy: caio.id,
           resolution: "not-registered",
-          resolvedAt: new Date("2026-04-02T09:30:00.250Z"),
+          settledAt: new Date("2026-04-02T09:30:00.250Z"),
           upstreamMessage: 'Timeout; "retry"',
         })
         .where(eq(sales.submissionId, made[0]!.submissionId));
@@ -228,8 +228,8 @@ describe.each(testDatabases)("the sales history on $name", ({ open }) => {
         names.plans.find((plan) => plan.id === row.request.planId.toLowerCase())?.name ?? row.request.planId,
         row.request.externalId ?? "",
         row.upstreamMessage ?? "",
-        row.resolverName ?? "",
-        row.resolvedAt ? formatDateTime(row.resolvedAt, ZONE, "minutes") : "",
+        row.settlerName ?? "",
+        row.settledAt ? formatDateTime(row.settledAt, ZONE, "minutes") : "",
         // No evidence: a sale of a plan without an offer script (lib/sales/evidence-integrity.test.ts has one).
         ...["", "", "", ""],
       ];

@@ -38,8 +38,8 @@ export interface SaleListRow {
   integrationName: string | null;
   createdAt: Date;
   upstreamMessage: string | null;
-  resolverName: string | null;
-  resolvedAt: Date | null;
+  settlerName: string | null;
+  settledAt: Date | null;
   personalDataErasure: Sale["personalDataErasure"];
 }
 
@@ -144,7 +144,7 @@ export async function listHistoryPage(
   criteria: HistoryCriteria,
   { limit, cursor }: { limit: number; cursor?: HistoryCursor },
 ): Promise<HistoryPage> {
-  const resolver = alias(agents, "resolver");
+  const settler = alias(agents, "settler");
   const newer = cursor?.direction === "newer";
   const fetched = await db
     .select({
@@ -156,14 +156,14 @@ export async function listHistoryPage(
       integrationName: integrations.name,
       createdAt: sales.createdAt,
       upstreamMessage: sales.upstreamMessage,
-      resolverName: resolver.name,
-      resolvedAt: sales.resolvedAt,
+      settlerName: settler.name,
+      settledAt: sales.settledAt,
       personalDataErasure: sales.personalDataErasure,
     })
     .from(sales)
     .leftJoin(agents, eq(agents.id, sales.agentId))
     .leftJoin(integrations, eq(integrations.id, sales.integrationId))
-    .leftJoin(resolver, eq(resolver.id, sales.resolvedBy))
+    .leftJoin(settler, eq(settler.id, sales.settledBy))
     .where(historyWhere(db, criteria, cursor))
     .orderBy(
       ...(newer
@@ -239,7 +239,7 @@ function exportCells(criteria: HistoryCriteria, names: ExportNames): SQL {
       plan,
       spreadsheetText(sale("external_id")),
       spreadsheetText(sale("upstream_message")),
-      sql`resolver.name`,
+      sql`settler.name`,
       minutesIn(sale("resolved_at"), criteria.timeZone),
       // A scripted sale's evidence (docs/selling.md: "The evidence of a sale"): each confirmation as "id time", in order.
       spreadsheetText(sql`evidence.script_version`),
@@ -295,7 +295,7 @@ export async function exportCsvBatch(
     select ${exportCells(criteria, names)}
     from (
       select ${sales.createdAt}, ${sales.submissionId}, ${sales.protocol}, ${sales.status}, ${sales.agentId},
-        ${sales.integrationId}, ${sales.upstreamMessage}, ${sales.resolvedBy}, ${sales.resolvedAt},
+        ${sales.integrationId}, ${sales.upstreamMessage}, ${sales.settledBy}, ${sales.settledAt},
         ${sales.personalDataErasure},
         ${field("customerName")} as customer_name, ${field("customerDocument")} as customer_document,
         ${field("planId")} as plan_id, ${field("externalId")} as external_id
@@ -303,7 +303,7 @@ export async function exportCsvBatch(
     ) sale
     left join ${agentCells} agent on agent.id = sale.agent_id
     left join ${integrationCells} integration on integration.id = sale.integration_id
-    left join ${agentCells} resolver on resolver.id = sale.resolved_by
+    left join ${agentCells} settler on settler.id = sale.resolved_by
     left join ${saleEvidence} evidence on evidence.submission_id = sale.submission_id
     order by sale.created_at desc, sale.submission_id desc`;
   const { csv, rows } = await copyCsv(db, batch);

@@ -65,7 +65,7 @@ describe.each(testDatabases)("findSale on $name", ({ open }) => {
     expect(await findSale(handle.db, alone.submissionId)).toMatchObject({
       status: "accepted",
       integrationId: crm.id,
-      resolverName: null,
+      settlerName: null,
     });
     expect(await findSale(handle.db, randomUUID())).toBeUndefined();
   });

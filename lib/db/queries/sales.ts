@@ -280,21 +280,21 @@ export async function findSale(
   db: Database,
   submissionId: string,
 ): Promise<
-  | (Sale & { agentName: string | null; integrationName: string | null; resolverName: string | null })
+  | (Sale & { agentName: string | null; integrationName: string | null; settlerName: string | null })
   | undefined
 > {
-  const resolver = alias(agents, "resolver");
+  const settler = alias(agents, "settler");
   const [row] = await db
     .select({
       sale: sales,
       agentName: agents.name,
       integrationName: integrations.name,
-      resolverName: resolver.name,
+      settlerName: settler.name,
     })
     .from(sales)
     .leftJoin(agents, eq(agents.id, sales.agentId))
     .leftJoin(integrations, eq(integrations.id, sales.integrationId))
-    .leftJoin(resolver, eq(resolver.id, sales.resolvedBy))
+    .leftJoin(settler, eq(settler.id, sales.settledBy))
     .where(eq(sales.submissionId, submissionId))
     .limit(1);
   if (!row) return undefined;
@@ -309,7 +309,7 @@ export async function findSale(
  * the erasure its customer asked for meanwhile, if they did). Only `unknown` rows move; returns undefined
  * otherwise: the row as settled, before any erasure.
  */
-export async function resolveUnknownSale(
+export async function settleUnknownSale(
   db: Database,
   input: { submissionId: string; supervisor: { id: string; door: string }; resolution: SaleResolution },
 ): Promise<Sale | undefined> {
@@ -320,8 +320,8 @@ export async function resolveUnknownSale(
       .set({
         status: input.resolution === "registered" ? "accepted" : "failed",
         resolution: input.resolution,
-        resolvedBy: input.supervisor.id,
-        resolvedAt: sql`now()`,
+        settledBy: input.supervisor.id,
+        settledAt: sql`now()`,
         updatedAt: SALE_CHANGED_NOW,
       })
       .where(and(eq(sales.submissionId, input.submissionId), eq(sales.status, "unknown")))

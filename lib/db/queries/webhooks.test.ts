@@ -6,7 +6,7 @@ import {
   claimSubmission,
   markStalePendingUnknown,
   recordOutcome,
-  resolveUnknownSale,
+  settleUnknownSale,
 } from "@/lib/db/queries/sales";
 import { eraseCustomer } from "@/lib/db/queries/customer-data";
 import { webhookDeliveries, webhookEvents } from "@/lib/db/schema";
@@ -71,7 +71,7 @@ describe.each(testDatabases)("the webhooks' outbox on $name", ({ name, open }) =
         .sql`update sales set updated_at = now() - interval '1 hour' where submission_id = ${unknown}`,
     );
     expect(await markStalePendingUnknown(handle.db, 60_000)).toBeGreaterThanOrEqual(1);
-    await resolveUnknownSale(handle.db, {
+    await settleUnknownSale(handle.db, {
       submissionId: unknown,
       supervisor: { id: agentId, door: "password" },
       resolution: "registered",

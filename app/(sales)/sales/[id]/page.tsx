@@ -19,7 +19,7 @@ type SearchParams = Awaited<PageProps<"/sales/[id]">["searchParams"]>;
 
 /** `?settle=registered`: the confirmation step, for a sale the viewer may still settle. */
 function settleStep(query: SearchParams, sale: SaleDetail) {
-  return sale.canResolve && isSaleResolution(query.settle) ? query.settle : null;
+  return sale.canSettle && isSaleResolution(query.settle) ? query.settle : null;
 }
 
 export async function generateMetadata({
@@ -104,7 +104,7 @@ export default async function SalePage({ params, searchParams }: PageProps<"/sal
           <dd>{formatDateTime(sale.createdAt, timeZone)}</dd>
         </div>
       </dl>
-      {sale.canResolve ? (
+      {sale.canSettle ? (
         <SettlePanel sale={sale} step={settleStep(query, sale)} timeZone={timeZone} />
       ) : null}
       <div className="grid gap-6 md:grid-cols-2">

@@ -1,7 +1,7 @@
 import type { Route } from "next";
 import Link from "next/link";
 import { buttonClass } from "@/components/ui/button";
-import { resolveSaleAction } from "@/lib/actions/sales";
+import { settleSaleAction } from "@/lib/actions/sales";
 import type { SaleDetail } from "@/lib/dal/sales";
 import type { SaleResolution } from "@/lib/db/schema";
 import { formatCpf, formatDateTime } from "@/lib/format";
@@ -49,7 +49,7 @@ export function SettlePanel({
       </dl>
       {step ? (
         <form
-          action={resolveSaleAction}
+          action={settleSaleAction}
           aria-labelledby="confirm-title"
           className="mt-4 border-t border-amber-300 pt-4"
         >

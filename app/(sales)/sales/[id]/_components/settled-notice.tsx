@@ -24,8 +24,8 @@ export function SettledNotice({
   return (
     <Notice tone="warning">
       Nada foi alterado:{" "}
-      {words && sale.resolvedAt
-        ? `esta venda já tinha sido conferida por ${sale.resolverName ?? "outro supervisor"} em ${formatDateTime(sale.resolvedAt, timeZone)}; ${words.outcome}.`
+      {words && sale.settledAt
+        ? `esta venda já tinha sido conferida por ${sale.settlerName ?? "outro supervisor"} em ${formatDateTime(sale.settledAt, timeZone)}; ${words.outcome}.`
         : "esta venda não está mais a confirmar."}
     </Notice>
   );
