@@ -11,7 +11,7 @@ import { hasClaim } from "@/lib/auth/oidc-claims";
 import { signInWithOidc } from "@/lib/auth/oidc-sign-in";
 import { resolveAuthSecret } from "@/lib/auth/secret";
 import { authCookies } from "@/lib/auth/session-cookie";
-import { authenticateAgent, settleSignIn, type SignInResult } from "@/lib/auth/sign-in";
+import { authenticateAgent, completeSignIn, type SignInResult } from "@/lib/auth/sign-in";
 import { passwordSignInSteps, completeSignInSteps } from "@/lib/auth/second-factor/sign-in";
 import { signInErrorPath } from "@/lib/auth/sign-in-errors";
 import { identityEvents, liveSessionAgent, startSession } from "@/lib/dal/session";
@@ -146,7 +146,7 @@ const passwordProvider = Credentials({
       if (await passwordSignInSteps(agent, { challenge: raw?.challenge, returnTo: raw?.returnTo })) {
         throw new SignInStepsError();
       }
-      await settleSignIn(await getDb(), agent.email);
+      await completeSignIn(await getDb(), agent.email);
       return passwordUser(agent);
     }
     countSignInRefusal("password", result.reason);

@@ -27,7 +27,7 @@ const USAGE = `Answer a customer's requests about their personal data (LGPD art.
 The CPF may be typed with or without punctuation; --cpf-stdin reads it from standard input, out of the shell's
 history. Every command goes on the audit trail (npm run audit -- list) with who ran it and the reason: say why
 (the request's ticket), never whose (no CPF, e-mail or phone in it). A sale still pending or unknown keeps its
-data until a supervisor settles it: erase marks it, and it is erased when settled.
+data until a supervisor settles it: erase marks it, and it is erased once closed.
 Works while the app runs: with the embedded database it goes through the app's socket in DATA_DIR.`;
 
 function requireCpf(values: { cpf?: string; "cpf-stdin"?: boolean }): string {
@@ -64,7 +64,7 @@ function describe(found: CustomerSale, config: Config): string {
   const { sale } = found;
   const customer = sale.personalDataErasure
     ? ERASURE_LABELS[sale.personalDataErasure]
-    : `${sale.request.customerName}${sale.erasureRequestedAt ? " (erasure requested: erased once settled)" : ""}`;
+    : `${sale.request.customerName}${sale.erasureRequestedAt ? " (erasure requested: erased once closed)" : ""}`;
   return [
     formatProtocol(sale.protocol),
     formatDateTime(sale.createdAt, config.timeZone, "minutes"),
@@ -145,7 +145,7 @@ async function run(command: string, args: string[], { db, config, operator }: Cl
       const lines = [`Erased ${erased.length} sale${erased.length === 1 ? "" : "s"}.`];
       if (waiting.length > 0) {
         lines.push(
-          `${waiting.length} unsettled (${waiting.map(formatProtocol).join(", ")}) keep their data until a ` +
+          `${waiting.length} open (${waiting.map(formatProtocol).join(", ")}) keep their data until a ` +
             "supervisor settles them; they are erased then.",
         );
       }

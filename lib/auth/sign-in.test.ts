@@ -4,7 +4,7 @@ import { testDatabases } from "@/test/databases";
 import type { DatabaseHandle } from "@/lib/db/connection";
 import { findAgentByEmail, insertAgent, setAgentDisabled } from "@/lib/db/queries/agents";
 import { hashPassword } from "./password";
-import { authenticateAgent, settleSignIn, SIGN_IN_ADMISSION } from "./sign-in";
+import { authenticateAgent, completeSignIn, SIGN_IN_ADMISSION } from "./sign-in";
 
 const MINUTE = 60_000;
 
@@ -131,7 +131,7 @@ describe.each(testDatabases)("sign-in on $name", ({ open }) => {
     for (let failure = 0; failure < 3; failure++)
       await attempt("caio@example.com", "wrong", at(21 + failure));
     expect((await attempt("caio@example.com", "correct horse", at(25))).ok).toBe(true);
-    await settleSignIn(handle.db, "caio@example.com");
+    await completeSignIn(handle.db, "caio@example.com");
     for (let failure = 0; failure < 4; failure++) {
       expect(await attempt("caio@example.com", "wrong", at(26 + failure))).toMatchObject({
         reason: "invalid",

@@ -107,7 +107,7 @@ async function checkCredentials(
   const agent = await findAgentByEmail(db, credentials.email);
   const passwordMatches = await verifyPassword(agent?.passwordHash ?? null, credentials.password);
   if (agent && passwordMatches && !agent.disabledAt) {
-    // Only taken back: the account's failures are cleared when the whole sign-in succeeds (settleSignIn), so a
+    // Only taken back: the account's failures are cleared when the whole sign-in succeeds (completeSignIn), so a
     // password known to an attacker does not reset the count of second-factor codes they guessed.
     await Promise.all([uncountAttempt(db, account), uncountAttempt(db, address)]);
     return { ok: true, agent };
@@ -122,6 +122,6 @@ async function checkCredentials(
 }
 
 /** A password sign-in that opened its session (every step done): the account's failures and lockouts are forgotten. */
-export async function settleSignIn(db: Database, email: string): Promise<void> {
+export async function completeSignIn(db: Database, email: string): Promise<void> {
   await clearFailures(db, accountKey(email));
 }

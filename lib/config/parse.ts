@@ -64,7 +64,7 @@ export interface Config {
   /** IANA zone of the times people read: history, sale page, export (APP_TIME_ZONE). */
   timeZone: string;
   /**
-   * Days a settled sale keeps its customer's personal data (CUSTOMER_DATA_RETENTION_DAYS, default 1,825: five
+   * Days a closed sale keeps its customer's personal data (CUSTOMER_DATA_RETENTION_DAYS, default 1,825: five
    * years); null ("0") = kept until the customer asks for erasure.
    */
   customerDataRetentionDays: number | null;

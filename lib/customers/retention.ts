@@ -24,13 +24,13 @@ export interface RetentionRun {
   ran: boolean;
   /** Sales whose retention period ended. */
   expired: number;
-  /** Sales whose customer asked for erasure while they were unsettled, settled since. */
+  /** Sales whose customer asked for erasure while they were open, closed since. */
   requested: number;
 }
 
 /**
- * One run of customer-data retention (LGPD art. 15-16): the personal data of settled sales older than
- * `retentionDays` (none when null) is erased in place, and so is that of settled sales a customer asked to erase.
+ * One run of customer-data retention (LGPD art. 15-16): the personal data of closed sales older than
+ * `retentionDays` (none when null) is erased in place, and so is that of closed sales a customer asked to erase.
  * One instance at a time holds the job (a lease in the database); each batch it erases is an audit event with its
  * protocols, and the ledger's planner statistics are rebuilt once the run erased anything. Periodic in every
  * server (lib/server-start.ts), on demand with `npm run customers -- purge`.

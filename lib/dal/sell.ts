@@ -1,5 +1,5 @@
 import "server-only";
-import { findSaleRow, OutcomeAlreadySettledError } from "@/lib/db/queries/sales";
+import { findSaleRow, SaleNotPendingError } from "@/lib/db/queries/sales";
 import type { Sale } from "@/lib/db/schema";
 import type { RequestErrorCode } from "@/lib/errors";
 import { log } from "@/lib/log";
@@ -185,7 +185,7 @@ async function recordAndSend(input: SaleInput, seller: Seller): Promise<SellResu
     // happened is then for the ledger to say. Either way the same submissionId may come again, never twice.
     return {
       ok: false,
-      code: error instanceof OutcomeAlreadySettledError ? "not_confirmed" : "service_unavailable",
+      code: error instanceof SaleNotPendingError ? "not_confirmed" : "service_unavailable",
     };
   }
   if (submission.kind === "not-yours") {

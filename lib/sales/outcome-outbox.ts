@@ -1,6 +1,6 @@
 import "server-only";
 import type { Database } from "@/lib/db/connection";
-import { OutcomeAlreadySettledError, recordOutcome } from "@/lib/db/queries/sales";
+import { SaleNotPendingError, recordOutcome } from "@/lib/db/queries/sales";
 import { log } from "@/lib/log";
 import type { SaleOutcome } from "@/lib/partner-api";
 
@@ -44,7 +44,7 @@ async function retry(submissionId: string, { last = false } = {}) {
       attempts: entry.attempts,
     });
   } catch (error) {
-    if (error instanceof OutcomeAlreadySettledError) {
+    if (error instanceof SaleNotPendingError) {
       deferred.delete(submissionId);
       // Only possible if this process's ids did not reach the sweep (another instance swept): a supervisor
       // settled it without the provider's answer, which this line gives them.

@@ -2,7 +2,7 @@ import "server-only";
 import type { Database } from "@/lib/db/connection";
 import {
   claimSubmission,
-  OutcomeAlreadySettledError,
+  SaleNotPendingError,
   outcomeColumns,
   recordOutcome,
 } from "@/lib/db/queries/sales";
@@ -117,7 +117,7 @@ export async function submitSale(
     );
     return { kind: "recorded", replay: false, sale: { ...claim.sale, ...recorded } };
   } catch (error) {
-    if (error instanceof OutcomeAlreadySettledError) throw error;
+    if (error instanceof SaleNotPendingError) throw error;
     // The provider has answered: the agent learns the answer now, and the ledger as soon as it is back.
     deferOutcome(db, submissionId, outcome, error);
     return {

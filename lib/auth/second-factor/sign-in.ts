@@ -1,6 +1,6 @@
 import "server-only";
 import { passwordCredential } from "@/lib/auth/credential";
-import { settleSignIn } from "@/lib/auth/sign-in";
+import { completeSignIn } from "@/lib/auth/sign-in";
 import { getDb } from "@/lib/db";
 import { findAgentById } from "@/lib/db/queries/agents";
 import { completeChallenge } from "@/lib/db/queries/sign-in-challenges";
@@ -57,6 +57,6 @@ export async function completeSignInSteps(token: unknown, now = new Date()): Pro
   const agent = await findAgentById(db, challenge.agentId);
   if (!agent?.passwordHash || agent.disabledAt) return null;
   if (passwordCredential(agent.passwordHash) !== challenge.credential) return null;
-  await settleSignIn(db, agent.email);
+  await completeSignIn(db, agent.email);
   return agent;
 }

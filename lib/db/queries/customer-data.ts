@@ -14,7 +14,7 @@ export type ErasureReason = NonNullable<Sale["personalDataErasure"]>;
  * A sale whose outcome is still open keeps its data: `pending` may be on its way to the provider, `unknown` waits
  * for a supervisor to ask the provider with it. Settling moves either to another status.
  */
-const SETTLED = notInArray(sales.status, ["pending", "unknown"]);
+const CLOSED = notInArray(sales.status, ["pending", "unknown"]);
 const NOT_ERASED = isNull(sales.personalDataErasedAt);
 
 /**
@@ -41,7 +41,7 @@ function erasure(reason: ErasureReason) {
 }
 
 /**
- * Erases up to `limit` settled sales matching `where`, oldest first, and returns their protocols. Rows another
+ * Erases up to `limit` closed sales matching `where`, oldest first, and returns their protocols. Rows another
  * erasure took meanwhile are skipped (`for update skip locked`), so each row is erased once.
  */
 async function eraseWhere(
@@ -52,7 +52,7 @@ async function eraseWhere(
   const chosen = db
     .select({ submissionId: sales.submissionId })
     .from(sales)
-    .where(and(NOT_ERASED, SETTLED, where))
+    .where(and(NOT_ERASED, CLOSED, where))
     .orderBy(asc(sales.createdAt))
     .limit(limit)
     .for("update", { skipLocked: true });
@@ -62,7 +62,7 @@ async function eraseWhere(
   const erased = await db
     .update(sales)
     .set(erasure(reason))
-    .where(and(sql`${sales.submissionId} = any(array(${chosen}))`, NOT_ERASED, SETTLED))
+    .where(and(sql`${sales.submissionId} = any(array(${chosen}))`, NOT_ERASED, CLOSED))
     .returning({
       protocol: sales.protocol,
       submissionId: sales.submissionId,
@@ -103,12 +103,12 @@ export function eraseExpiredBatch(
   return eraseWhere(db, lt(sales.createdAt, createdBefore), { reason: "retention", limit });
 }
 
-/** A batch of sales whose customer asked for erasure while they were unsettled, and that are settled now. */
+/** A batch of sales whose customer asked for erasure while they were open, and that are closed now. */
 export function eraseRequestedBatch(db: Database, { limit }: { limit: number }): Promise<string[]> {
   return eraseWhere(db, isNotNull(sales.erasureRequestedAt), { reason: "request", limit });
 }
 
-/** The sale `submissionId`, if its customer asked for erasure and it is settled: a supervisor just settled it. */
+/** The sale `submissionId`, if its customer asked for erasure and it is closed: a supervisor just settled it. */
 export async function eraseIfRequested(db: Database, submissionId: string): Promise<boolean> {
   const erased = await eraseWhere(
     db,
@@ -155,7 +155,7 @@ function ofCustomer(cpf: string, digest: string): SQL {
 
 /**
  * A customer's erasure request, with its audit event in the same transaction. Every sale of theirs is marked with
- * the request (its time and the CPF's keyed digest, `digest`); the settled ones are erased now, the others when a
+ * the request (its time and the CPF's keyed digest, `digest`); the closed ones are erased now, the others when a
  * supervisor settles them or at retention's next run. Then the planner statistics are rebuilt, every time: asked
  * again after a failed rebuild, the request rebuilds them though it has nothing left to erase. Returns the
  * protocols of each.

@@ -123,8 +123,8 @@ export function outcomeColumns(outcome: SaleOutcome) {
 }
 
 /** The row was settled by someone else (a supervisor) before the provider's late answer arrived. */
-export class OutcomeAlreadySettledError extends Error {
-  override readonly name = "OutcomeAlreadySettledError";
+export class SaleNotPendingError extends Error {
+  override readonly name = "SaleNotPendingError";
 }
 
 /** What recording an outcome changed on the sale's row (and erasure's): the caller holds the rest since its claim. */
@@ -192,7 +192,7 @@ export async function recordOutcome(
     submissionId,
   });
   if (!sale)
-    throw new OutcomeAlreadySettledError(
+    throw new SaleNotPendingError(
       `Submission ${submissionId} was not pending when its outcome arrived.`,
     );
   return sale;
