@@ -9,7 +9,7 @@ const TONE: Record<SaleResult["status"] | KnownCustomer["status"], NoticeTone> =
   failed: "warning",
   unknown: "warning",
   pending: "progress",
-  "known-customer": "warning",
+  known_customer: "warning",
 };
 
 /**
@@ -26,7 +26,7 @@ export function OutcomePanel({
   /** The outcome's next action. */
   children?: ReactNode;
 }) {
-  const known = result.status === "known-customer";
+  const known = result.status === "known_customer";
   return (
     <Notice
       as="div"

@@ -110,7 +110,7 @@ export function SaleForm({
       {result ? (
         <OutcomePanel result={result} headingRef={panelHeadingRef}>
           {result.status === "unknown" ? newSale(true) : null}
-          {result.status === "known-customer" ? (
+          {result.status === "known_customer" ? (
             <Button
               size="lg"
               onClick={(event) => {
@@ -274,7 +274,7 @@ export function SaleForm({
       {pending ? <SlowAnswerNotice /> : null}
       {result?.status === "unknown" ? null : (
         <div className="flex flex-wrap gap-3">
-          {result?.status === "known-customer" ? null : (
+          {result?.status === "known_customer" ? null : (
             <Button
               type="submit"
               size="lg"

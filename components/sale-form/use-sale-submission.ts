@@ -87,7 +87,7 @@ export function useSaleSubmission({
       if (!next.ok) evidence.showErrors(next.fieldErrors);
       // Sent, answer unknown: it may have gone out under that id, which must then never carry another offer.
       if (!next.ok && next.error === "not_confirmed") failedIdRef.current = null;
-      if (next.ok && next.data.status !== "known-customer") {
+      if (next.ok && next.data.status !== "known_customer") {
         const sale = next.data;
         failedIdRef.current = sale.status === "failed" ? sale.submissionId : null;
         // A refused sale is fixed and sent as a new submission; a failed one (nothing sent) keeps its id. An

@@ -4,12 +4,13 @@ import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import type { ActionState } from "@/lib/action-state";
 import { limitedMessage } from "@/lib/dal/limits";
-import { isSubmissionId, settleSaleAsSupervisor, type KnownCustomer } from "@/lib/dal/sales";
+import { settleSaleAsSupervisor, type KnownCustomer } from "@/lib/dal/sales";
 import { verifySession } from "@/lib/dal/session";
 import { sellAsSignedInAgent } from "@/lib/dal/sell";
 import { userMessageFor } from "@/lib/errors";
 import type { SaleResult } from "@/lib/sales/sale-result";
 import { isSaleResolution } from "@/lib/sales/settlement";
+import { isUuid } from "@/lib/validation/sale";
 import { SALE_FIELDS, type SaleField } from "@/lib/validation/sale";
 import { EVIDENCE_FORM_FIELDS, type EvidenceField } from "@/lib/validation/evidence";
 
@@ -46,7 +47,7 @@ export async function settleSaleAction(formData: FormData): Promise<void> {
   if (!agent) redirect("/sign-in");
   const submissionId = formData.get("submissionId");
   const resolution = formData.get("resolution");
-  if (!isSubmissionId(submissionId)) redirect("/sales");
+  if (!isUuid(submissionId)) redirect("/sales");
   if (!isSaleResolution(resolution)) redirect(`/sales/${submissionId}`);
   const settlement = await settleSaleAsSupervisor(agent, submissionId, resolution);
   if (settlement === "not-allowed") redirect(`/sales/${submissionId}`);

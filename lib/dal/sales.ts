@@ -14,7 +14,6 @@ import { submitSale, type Submission } from "@/lib/sales/submit-sale";
 import { createSaleSchema, isUuid, type ValidSale } from "@/lib/validation/sale";
 import { logRefusedAccess, type SessionAgent } from "./session";
 
-export { isUuid as isSubmissionId } from "@/lib/validation/sale";
 import type { SaleEvidenceToRecord } from "@/lib/db/queries/sale-evidence";
 
 let built: { config: ReturnType<typeof getConfig>; schema: ReturnType<typeof createSaleSchema> } | undefined;
@@ -33,7 +32,7 @@ export function saleSchema() {
  * or still to be confirmed), so the form asks the agent to confirm before sending another.
  */
 export interface KnownCustomer {
-  status: "known-customer";
+  status: "known_customer";
   /** The earlier sale: whether it was accepted or is still to be confirmed, its protocol and when it was made. */
   earlier: "accepted" | "unconfirmed";
   protocol: string;
@@ -53,7 +52,7 @@ export async function knownCustomerSale(
   });
   return earlier
     ? {
-        status: "known-customer",
+        status: "known_customer",
         earlier: earlier.status === "accepted" ? "accepted" : "unconfirmed",
         protocol: formatProtocol(earlier.protocol),
         soldAt: formatDateTime(earlier.createdAt, appTimeZone(), "minutes"),

@@ -5,9 +5,9 @@ import type { RequestErrorCode } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { observeSale, type SaleMetricOutcome } from "@/lib/metrics";
 import { inSpan, noteOnSpan, SUBMISSION_ID } from "@/lib/tracing";
-import { fieldErrorsOf, SALE_FIELDS, type SaleField } from "@/lib/validation/sale";
+import { fieldErrorsOf, isUuid, SALE_FIELDS, type SaleField } from "@/lib/validation/sale";
 import { isHistory, saleResult, type SaleResult } from "@/lib/sales/sale-result";
-import { isSubmissionId, knownCustomerSale, saleSchema, submitSaleAs, type KnownCustomer } from "./sales";
+import { knownCustomerSale, saleSchema, submitSaleAs, type KnownCustomer } from "./sales";
 import { findAgentByEmail, findAgentById } from "@/lib/db/queries/agents";
 import { getDb } from "@/lib/db";
 import { findSubmissionSellers } from "@/lib/db/queries/api-sales";
@@ -74,7 +74,7 @@ function metricOutcomeOf(result: SellResult): SaleMetricOutcome {
     return result.code === "service_unavailable" ? "unavailable" : "refused";
   }
   const { status } = result.result;
-  if (status === "known-customer") return "known_customer";
+  if (status === "known_customer") return "known_customer";
   if (status === "pending") return "pending";
   return result.result.replay ? "replayed" : status;
 }
@@ -104,7 +104,7 @@ interface Seller {
 async function recordAndSend(input: SaleInput, seller: Seller): Promise<SellResult> {
   const { channel } = input;
   const { submissionId } = input;
-  if (!isSubmissionId(submissionId)) {
+  if (!isUuid(submissionId)) {
     return { ok: false, code: channel === "form" ? "stale_form" : "idempotency_key_required" };
   }
   noteOnSpan({ [SUBMISSION_ID]: submissionId });
@@ -235,7 +235,7 @@ async function recordedFor(
   submissionId: unknown,
   { agentId, caller }: { agentId: string; caller: ApiCaller },
 ): Promise<boolean> {
-  if (!isSubmissionId(submissionId)) return false;
+  if (!isUuid(submissionId)) return false;
   const sellers = await findSubmissionSellers(await getDb(), submissionId);
   return (
     sellers?.agentId === agentId &&
@@ -274,7 +274,7 @@ async function sellForIntegration(
     { channel: "api-v1", submissionId: input.submissionId, fields: input.fields },
     { agent, integrationId: caller.integrationId },
   );
-  if (!result.ok || result.result.status === "known-customer") return result;
+  if (!result.ok || result.result.status === "known_customer") return result;
   // The door and the key in the log, as a session's sales carry the agent: who sold what through which key.
   log.info("api.sale", {
     door: caller.door,

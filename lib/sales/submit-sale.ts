@@ -1,11 +1,6 @@
 import "server-only";
 import type { Database } from "@/lib/db/connection";
-import {
-  claimSubmission,
-  SaleNotPendingError,
-  outcomeColumns,
-  recordOutcome,
-} from "@/lib/db/queries/sales";
+import { claimSubmission, SaleNotPendingError, outcomeColumns, recordOutcome } from "@/lib/db/queries/sales";
 import type { Sale } from "@/lib/db/schema";
 import { holdAuditTrail } from "@/lib/db/queries/audit-events";
 import {

@@ -192,9 +192,7 @@ export async function recordOutcome(
     submissionId,
   });
   if (!sale)
-    throw new SaleNotPendingError(
-      `Submission ${submissionId} was not pending when its outcome arrived.`,
-    );
+    throw new SaleNotPendingError(`Submission ${submissionId} was not pending when its outcome arrived.`);
   return sale;
 }
 

@@ -104,9 +104,7 @@ export default async function SalePage({ params, searchParams }: PageProps<"/sal
           <dd>{formatDateTime(sale.createdAt, timeZone)}</dd>
         </div>
       </dl>
-      {sale.canSettle ? (
-        <SettlePanel sale={sale} step={settleStep(query, sale)} timeZone={timeZone} />
-      ) : null}
+      {sale.canSettle ? <SettlePanel sale={sale} step={settleStep(query, sale)} timeZone={timeZone} /> : null}
       <div className="grid gap-6 md:grid-cols-2">
         <SentData sale={sale} />
         <div className="space-y-6">

@@ -41,7 +41,7 @@ export async function POST(request: Request) {
   if (!sold.ok && sold.code === "rate_limited") return limitedResponse(sold);
   if (!sold.ok) return errorResponse(sold.code, sold.fieldErrors);
   const answer = noStoreJson(sold.httpStatus, sold.result);
-  if (sold.result.status !== "known-customer") {
+  if (sold.result.status !== "known_customer") {
     answer.headers.set("Location", `/api/v1/sales/${sold.result.submissionId}`);
   }
   return answer;
