@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseConfig } from "../lib/config/parse";
-import { createPartnerApiClient } from "../lib/partner-api/client";
+import { createProviderClient } from "../lib/provider/client";
 import { countCpfsFrom, freshSale } from "./lib/sales";
 
 // Run by bench/run.ts in a process of its own (tsx --conditions=react-server), so the token cache starts empty:
@@ -12,7 +12,7 @@ if (!resultFile) throw new Error("Usage: bench/token-cold.ts <result file>");
 
 const CONCURRENT_SALES = 200;
 const config = parseConfig(process.env, join(import.meta.dirname, ".."));
-const sandbox = config.partnerApi.baseUrl;
+const sandbox = config.provider.baseUrl;
 
 async function tokenRequests(): Promise<number> {
   const response = await fetch(`${sandbox}/__sandbox/stats`);
@@ -21,7 +21,7 @@ async function tokenRequests(): Promise<number> {
 
 countCpfsFrom(800_000_000);
 const before = await tokenRequests();
-const client = createPartnerApiClient(config.partnerApi, { log: { info() {}, warn() {}, error() {} } });
+const client = createProviderClient(config.provider, { log: { info() {}, warn() {}, error() {} } });
 const outcomes = await Promise.all(
   Array.from({ length: CONCURRENT_SALES }, () => client.postSale(freshSale())),
 );

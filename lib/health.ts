@@ -3,7 +3,7 @@ import { getDb } from "./db";
 import { pingDatabase } from "./db/queries/health";
 import { getConfig } from "./env";
 import { log } from "./log";
-import { partnerApi, type TokenStatus } from "./partner-api";
+import { provider, type TokenStatus } from "./provider";
 
 export interface Health {
   status: "ok" | "degraded";
@@ -43,7 +43,7 @@ async function checkDatabase(): Promise<Health["db"]> {
 
 export async function checkHealth(): Promise<Health> {
   const config = getConfig();
-  const token = partnerApi().tokenStatus();
+  const token = provider().tokenStatus();
   const db = await checkDatabase();
   const upstreamDown = token.lastExchange !== null && !token.lastExchange.ok;
   return {

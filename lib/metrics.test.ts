@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPartnerApiClient, type SaleFields } from "@/lib/partner-api/client";
+import { createProviderClient, type SaleFields } from "@/lib/provider/client";
 import {
   clientConfigFor,
   control,
@@ -7,7 +7,7 @@ import {
   validSale,
   type RunningSandbox,
 } from "@/sandbox/test-support";
-import { statusClassOf } from "@/lib/partner-api/channels";
+import { statusClassOf } from "@/lib/provider/channels";
 import { countDatabaseError, metrics } from "./metrics";
 
 /** A series' value now, 0 while it does not exist; a histogram's `_count` is named as such. */
@@ -81,7 +81,7 @@ describe("the provider's requests", () => {
         result: "partner_api.token_unavailable",
       }),
     };
-    const client = createPartnerApiClient(config(), { log: quiet });
+    const client = createProviderClient(config(), { log: quiet });
 
     await control(sandbox.url, "POST", "faults", { kind: "503", target: "token" });
     expect((await client.postSale(sale())).status).toBe("failed");

@@ -13,7 +13,7 @@ import {
   upstreamRequests,
   type TokenExchangeMessage,
   type UpstreamRequestMessage,
-} from "@/lib/partner-api/channels";
+} from "@/lib/provider/channels";
 
 /**
  * What the app counts for Prometheus (`GET /api/metrics`, behind METRICS_TOKEN). Every label takes its values from
@@ -148,7 +148,7 @@ function createMetrics() {
 type Metrics = ReturnType<typeof createMetrics>;
 
 /**
- * The provider's client publishes its requests and token exchanges (lib/partner-api/channels.ts), the database
+ * The provider's client publishes its requests and token exchanges (lib/provider/channels.ts), the database
  * connection its failures and the embedded database's upkeep its tasks (lib/db/channels.ts).
  */
 function listen({

@@ -22,7 +22,7 @@ import {
 import { isTrustedPeer } from "./http/forwarded";
 import { log, scrubPersonalData } from "./log";
 import { metrics } from "./metrics";
-import { partnerApi } from "./partner-api";
+import { provider } from "./provider";
 import { startWebhookDispatcher } from "./webhooks/dispatcher";
 import { resolveAuthSecret } from "./auth/secret";
 import { randomUUID } from "node:crypto";
@@ -130,7 +130,7 @@ async function prepareDatabase(
   const db = await openDatabaseSaying();
   if (config.mode === "sandbox") await seedDemoAccounts(db);
   // Sales left pending by a process that stopped mid-call may exist upstream: a supervisor checks them.
-  const orphanAfterMs = saleDeadlineMs(config.partnerApi.timeoutMs);
+  const orphanAfterMs = saleDeadlineMs(config.provider.timeoutMs);
   const sweep = async () => {
     const interrupted = await markStalePendingUnknown(db, orphanAfterMs, deferredSubmissionIds());
     if (interrupted > 0) log.warn("sales.interrupted_marked_unknown", { count: interrupted });
@@ -178,8 +178,8 @@ export async function startServer(): Promise<void> {
   }
   log.info("server.config", {
     mode: config.mode,
-    upstream: config.partnerApi.baseUrl,
-    clientId: config.partnerApi.clientId,
+    upstream: config.provider.baseUrl,
+    clientId: config.provider.clientId,
     plans: config.plans?.length ?? 0,
     database: config.databaseUrl ? "postgresql" : "pglite",
   });
@@ -198,7 +198,7 @@ export async function startServer(): Promise<void> {
   metrics();
   publishDrainPlan({
     delayMs: config.drainDelayMs,
-    limitMs: saleDeadlineMs(config.partnerApi.timeoutMs),
+    limitMs: saleDeadlineMs(config.provider.timeoutMs),
   });
   beforeExit(writeDeferredOutcomes);
   setStarting(true);
@@ -220,7 +220,7 @@ export async function startServer(): Promise<void> {
       setStarting(false);
       log.info("server.ready", { ms: Math.round(performance.now() - started) });
       // A wrong credential shows up in the operator's log at deploy time, not at the first customer's sale.
-      void partnerApi().warmUp();
+      void provider().warmUp();
     },
     (error: unknown) => {
       // Closed under it by a stop during the start: the stop goes on, this is no start-up failure.

@@ -1,4 +1,4 @@
-import type { PartnerSaleRequestBody } from "../lib/partner-api/types";
+import type { PartnerSaleRequestBody } from "../lib/provider/types";
 import { birthDateProblem } from "../lib/validation/birth-date";
 import { emailProblem, MAX_EXTERNAL_ID_LENGTH, nameProblem } from "../lib/validation/contact";
 import { cpfProblem } from "../lib/validation/cpf";

@@ -1,5 +1,5 @@
 import { cpfCheckDigits } from "../lib/validation/cpf";
-import type { PartnerApiConfig } from "../lib/partner-api/client";
+import type { ProviderConfig } from "../lib/provider/client";
 import { createSandbox, type SandboxOptions } from "./server";
 
 export const CLIENT_ID = "sandbox-client";
@@ -12,10 +12,7 @@ export const ESSENCIAL_PLAN_ID = "3f6c1a52-8d4e-4b7a-9c21-5e0f7a9d2b14";
 export const FAMILIA_PLAN_ID = "a7d2e9b0-41c3-4f58-8e6a-2b9c0d7f1e35";
 
 /** The provider client's configuration for a sandbox at `baseUrl`, with the sandbox's demo client. */
-export function clientConfigFor(
-  baseUrl: string,
-  overrides: Partial<PartnerApiConfig> = {},
-): PartnerApiConfig {
+export function clientConfigFor(baseUrl: string, overrides: Partial<ProviderConfig> = {}): ProviderConfig {
   return {
     baseUrl,
     tokenPath: TOKEN_PATH,

@@ -74,8 +74,8 @@ async function main() {
   let sandboxUrl: string | undefined;
   if (config.mode === "sandbox") {
     sandbox = createSandbox({
-      clientId: config.partnerApi.clientId,
-      clientSecret: config.partnerApi.clientSecret,
+      clientId: config.provider.clientId,
+      clientSecret: config.provider.clientSecret,
       ...(config.plans ? { plans: config.plans } : {}),
       log: (entry) => writer(process.stdout)(formatJsonLine(entry)),
     });
@@ -120,7 +120,7 @@ async function main() {
   // The app drains on SIGTERM (scripts/server.mjs): it may wait DRAIN_DELAY_SECONDS, then for a sale's deadline,
   // then a few seconds for its last writes. The sandbox stops after it, so a sale in flight still gets its answer.
   // server.mjs's own limits after the drain: 5 s for its last writes, 10 s to close the database; and a margin.
-  const drainMs = config.drainDelayMs + saleDeadlineMs(config.partnerApi.timeoutMs) + 5_000 + 10_000 + 5_000;
+  const drainMs = config.drainDelayMs + saleDeadlineMs(config.provider.timeoutMs) + 5_000 + 10_000 + 5_000;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
@@ -165,7 +165,7 @@ async function main() {
     `  Partner Sales is running on ${appUrl}`,
     config.mode === "sandbox"
       ? `  Sandbox upstream (stand-in for the provider) on ${sandboxUrl}`
-      : `  Upstream: ${config.partnerApi.baseUrl}`,
+      : `  Upstream: ${config.provider.baseUrl}`,
     ...(config.mode === "sandbox"
       ? [
           "",

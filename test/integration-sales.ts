@@ -3,8 +3,8 @@ import { eq } from "drizzle-orm";
 import type { Database } from "@/lib/db/connection";
 import { claimSubmission, recordOutcome } from "@/lib/db/queries/sales";
 import { integrations, sales, type Integration, type Sale } from "@/lib/db/schema";
-import type { SaleOutcome } from "@/lib/partner-api/outcome";
-import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
+import type { SaleOutcome } from "@/lib/provider/outcome";
+import type { PartnerSaleRequestBody } from "@/lib/provider/types";
 
 /** An integration as an operator's first API key makes it (`npm run api-keys -- create --name`). */
 export async function insertIntegration(db: Database, name: string): Promise<Integration> {

@@ -397,7 +397,7 @@ function markdown(results: BenchResults, list: Check[], problems: string[], comp
       `${results.tokens.perThousandSales.tokenExchanges} token exchange(s), the boot warm-up's ` +
       `${results.tokens.perThousandSales.includingBootWarmUp} included.`,
     `- ${results.tokens.concurrentColdClient.sales} concurrent sales from a fresh process (empty token cache) ` +
-      `through \`lib/partner-api\`: ${results.tokens.concurrentColdClient.tokenExchanges} exchange(s), ` +
+      `through \`lib/provider\`: ${results.tokens.concurrentColdClient.tokenExchanges} exchange(s), ` +
       `${results.tokens.concurrentColdClient.accepted} accepted.`,
     `- ${results.tokens.concurrentAfterRevoke.sales} concurrent sales through the app after the sandbox revoked ` +
       `every token: ${results.tokens.concurrentAfterRevoke.tokenExchanges} exchange(s).`,

@@ -34,7 +34,7 @@ describe("parseConfig", () => {
   it("defaults to sandbox mode with the demo client, demo catalogue and defaults", () => {
     const config = parseConfig({}, root);
     expect(config.mode).toBe("sandbox");
-    expect(config.partnerApi).toEqual({
+    expect(config.provider).toEqual({
       baseUrl: "http://127.0.0.1:4010",
       clientId: "sandbox-client",
       clientSecret: "sandbox-secret",
@@ -51,15 +51,15 @@ describe("parseConfig", () => {
 
   it("points sandbox mode at SANDBOX_PORT and its client override", () => {
     const config = parseConfig({ SANDBOX_PORT: "4999", SANDBOX_CLIENT_ID: "other" }, root);
-    expect(config.partnerApi.baseUrl).toBe("http://127.0.0.1:4999");
-    expect(config.partnerApi.clientId).toBe("other");
+    expect(config.provider.baseUrl).toBe("http://127.0.0.1:4999");
+    expect(config.provider.clientId).toBe("other");
   });
 
   it("uses the live upstream when PARTNER_API_BASE_URL is set, without a trailing slash", () => {
     const config = parseConfig({ ...live, PARTNER_SOURCE: "Parceiro X" }, root);
     expect(config.mode).toBe("live");
-    expect(config.partnerApi.baseUrl).toBe("https://api.provider.example");
-    expect(config.partnerApi.partnerSource).toBe("Parceiro X");
+    expect(config.provider.baseUrl).toBe("https://api.provider.example");
+    expect(config.provider.partnerSource).toBe("Parceiro X");
     expect(config.plans).toBeNull();
   });
 
@@ -213,7 +213,7 @@ describe("transport security", () => {
       },
       root,
     );
-    expect(config.partnerApi.baseUrl).toBe("http://127.0.0.1:4010");
+    expect(config.provider.baseUrl).toBe("http://127.0.0.1:4010");
     expect(config.publicUrl).toBe("http://localhost:3000");
   });
 

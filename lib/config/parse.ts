@@ -10,7 +10,7 @@ import { parseEmbedPortals, PortalConfigError, type EmbedPortal } from "./portal
 export interface Config {
   /** "sandbox" when PARTNER_API_BASE_URL is unset: the bundled sandbox upstream stands in for the provider. */
   mode: "sandbox" | "live";
-  partnerApi: {
+  provider: {
     baseUrl: string;
     clientId: string;
     clientSecret: string;
@@ -459,7 +459,7 @@ export function parseConfig(env: RawEnv, cwd: string = process.cwd()): Config {
 
   return {
     mode,
-    partnerApi: {
+    provider: {
       baseUrl: liveBaseUrl ?? `http://127.0.0.1:${sandboxPort}`,
       clientId:
         mode === "live"

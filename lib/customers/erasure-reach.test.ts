@@ -6,7 +6,7 @@ import { insertAgent } from "@/lib/db/queries/agents";
 import { exportCsvBatch } from "@/lib/db/queries/sales-history";
 import { rowsOf } from "@/lib/db/rows";
 import { sales } from "@/lib/db/schema";
-import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
+import type { PartnerSaleRequestBody } from "@/lib/provider/types";
 import { saleSearch } from "@/lib/sales/history-search";
 import { newProtocol } from "@/lib/sales/protocol";
 import { cpfCheckDigits } from "@/lib/validation/cpf";

@@ -9,7 +9,7 @@ import { recordAuditEvent } from "@/lib/db/queries/audit-events";
 import { releaseLease, takeLease } from "@/lib/db/queries/job-leases";
 import { claimSubmission, settleUnknownSale } from "@/lib/db/queries/sales";
 import { auditEvents, sales, type SaleStatus } from "@/lib/db/schema";
-import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
+import type { PartnerSaleRequestBody } from "@/lib/provider/types";
 import { newProtocol } from "@/lib/sales/protocol";
 import { cpfCheckDigits } from "@/lib/validation/cpf";
 import { testDatabases } from "@/test/databases";

@@ -7,7 +7,7 @@ import type { Sale, SaleResolution } from "@/lib/db/schema";
 import { getConfig } from "@/lib/env";
 import { formatDateTime } from "@/lib/format";
 import { log } from "@/lib/log";
-import { partnerApi } from "@/lib/partner-api";
+import { provider } from "@/lib/provider";
 import { formatProtocol } from "@/lib/sales/protocol";
 import type { TimelineFacts } from "@/lib/sales/sale-timeline";
 import { submitSale, type Submission } from "@/lib/sales/submit-sale";
@@ -71,7 +71,7 @@ export async function submitSaleAs(
   evidence?: SaleEvidenceToRecord,
 ): Promise<Submission> {
   return submitSale(
-    { db: await getDb(), partnerApi: partnerApi(), partnerSource: getConfig().partnerApi.partnerSource },
+    { db: await getDb(), provider: provider(), partnerSource: getConfig().provider.partnerSource },
     { ...seller, submissionId, sale, evidence },
   );
 }
@@ -132,7 +132,7 @@ export const getVisibleSale = cache(
       resolution: sale.resolution,
       settlerName: sale.settlerName,
       settledAt: sale.settledAt,
-      upstreamTimeoutMs: getConfig().partnerApi.timeoutMs,
+      upstreamTimeoutMs: getConfig().provider.timeoutMs,
       canSettle: agent.role === "supervisor" && sale.status === "unknown",
     };
   },

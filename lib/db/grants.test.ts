@@ -4,9 +4,9 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runRetention } from "@/lib/customers/retention";
 import { log } from "@/lib/log";
-import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
+import type { PartnerSaleRequestBody } from "@/lib/provider/types";
 import { newProtocol } from "@/lib/sales/protocol";
-import { createPartnerApiClient } from "@/lib/partner-api";
+import { createProviderClient } from "@/lib/provider";
 import { submitSale } from "@/lib/sales/submit-sale";
 import type { ValidSale } from "@/lib/validation/sale";
 import { clientConfigFor, startSandbox, validSale, type RunningSandbox } from "@/sandbox/test-support";
@@ -130,11 +130,11 @@ describe.skipIf(!adminUrl)("the app's own PostgreSQL role, as deploy/postgres/ro
       }),
     ).toBeDefined();
 
-    const partnerApi = createPartnerApiClient(clientConfigFor(sandbox.url), {
+    const provider = createProviderClient(clientConfigFor(sandbox.url), {
       log: { info() {}, warn() {}, error() {} },
     });
     const submission = await submitSale(
-      { db, partnerApi, partnerSource: undefined },
+      { db, provider, partnerSource: undefined },
       { agentId: agent.id, submissionId: randomUUID(), sale: validSale() as unknown as ValidSale },
     );
     expect(submission).toMatchObject({ kind: "recorded", sale: { status: "accepted" } });

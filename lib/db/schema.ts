@@ -15,7 +15,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
-import type { PartnerSaleField, PartnerSaleRequestBody } from "@/lib/partner-api/types";
+import type { PartnerSaleField, PartnerSaleRequestBody } from "@/lib/provider/types";
 
 export const agentRole = pgEnum("agent_role", ["agent", "supervisor"]);
 

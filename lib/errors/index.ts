@@ -58,7 +58,7 @@ export type RequestErrorCode =
   | EmbedErrorCode;
 
 /** Why a sale could not reach the provider (recorded as the `failed` outcome's detail). */
-export type PartnerApiErrorCode =
+export type ProviderErrorCode =
   | "partner_api.invalid_client"
   | "partner_api.token_rejected"
   | "partner_api.token_unreachable"
@@ -66,7 +66,7 @@ export type PartnerApiErrorCode =
   | "partner_api.unreachable"
   | "partner_api.unauthorized";
 
-export type ErrorCode = RequestErrorCode | PartnerApiErrorCode;
+export type ErrorCode = RequestErrorCode | ProviderErrorCode;
 
 interface ErrorEntry {
   status: number;

@@ -2,7 +2,7 @@ import type { KeyObject } from "node:crypto";
 import { CompactSign, compactVerify, importJWK, type JWK } from "jose";
 import type { ChainRow } from "@/lib/db/queries/audit-events";
 import type { Sale, SaleEvidence } from "@/lib/db/schema";
-import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
+import type { PartnerSaleRequestBody } from "@/lib/provider/types";
 import { formatProtocol } from "./protocol";
 import type { EvidenceRecord } from "./evidence";
 

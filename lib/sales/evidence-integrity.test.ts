@@ -22,7 +22,7 @@ import { buildEvidence } from "./evidence";
 import { checkSaleEvidence, describeIntegrityProblem, verifyDisputePack } from "./evidence-integrity";
 import { evidenceSigningKey } from "./evidence-key";
 import { formatProtocol, newProtocol } from "./protocol";
-import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
+import type { PartnerSaleRequestBody } from "@/lib/provider/types";
 
 const AUTH_SECRET = "a-test-secret-for-dispute-packs-0123456789abcdef";
 const SCRIPT = SHOWN_SCRIPT;

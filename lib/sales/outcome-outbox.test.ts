@@ -4,7 +4,7 @@ import type { DatabaseHandle } from "@/lib/db/connection";
 import { insertAgent } from "@/lib/db/queries/agents";
 import { claimSubmission, findSale } from "@/lib/db/queries/sales";
 import { log } from "@/lib/log";
-import type { SaleOutcome } from "@/lib/partner-api";
+import type { SaleOutcome } from "@/lib/provider";
 import { testDatabases } from "@/test/databases";
 import { deferOutcome, deferredSubmissionIds, writeDeferredOutcomes } from "./outcome-outbox";
 

@@ -2,7 +2,7 @@ import "server-only";
 import type { Database } from "@/lib/db/connection";
 import { SaleNotPendingError, recordOutcome } from "@/lib/db/queries/sales";
 import { log } from "@/lib/log";
-import type { SaleOutcome } from "@/lib/partner-api";
+import type { SaleOutcome } from "@/lib/provider";
 
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 30_000;

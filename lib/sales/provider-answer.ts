@@ -3,7 +3,7 @@ import type { SaleResolution, SaleStatus } from "@/lib/db/schema";
 export interface AnswerFacts {
   status: SaleStatus;
   upstreamStatus: number | null;
-  /** The failure's error code, or why the answer is unknown (lib/partner-api/client.ts, lib/db/queries/sales.ts). */
+  /** The failure's error code, or why the answer is unknown (lib/provider/client.ts, lib/db/queries/sales.ts). */
   outcomeDetail: string | null;
   resolution: SaleResolution | null;
   completedAt: Date | null;

@@ -10,7 +10,7 @@ import {
   settleUnknownSale,
 } from "@/lib/db/queries/sales";
 import { sales } from "@/lib/db/schema";
-import { createPartnerApiClient, type PartnerApiClient } from "@/lib/partner-api";
+import { createProviderClient, type ProviderClient } from "@/lib/provider";
 import type { ValidSale } from "@/lib/validation/sale";
 import type { Stats } from "@/sandbox/state";
 import {
@@ -29,15 +29,15 @@ const silent = { info() {}, warn() {}, error() {} };
 describe.each(testDatabases)("the sales ledger on $name", ({ open }) => {
   let handle: DatabaseHandle;
   let sandbox: RunningSandbox;
-  let api: PartnerApiClient;
+  let api: ProviderClient;
   let agentId: string;
   let otherAgentId: string;
 
   const clientFor = (baseUrl: string, timeoutMs = 5_000) =>
-    createPartnerApiClient(clientConfigFor(baseUrl, { timeoutMs }), { log: silent });
+    createProviderClient(clientConfigFor(baseUrl, { timeoutMs }), { log: silent });
   const submit = (submissionId: string, sale: ValidSale, client = api, agent = agentId) =>
     submitSale(
-      { db: handle.db, partnerApi: client, partnerSource: "Parceiro" },
+      { db: handle.db, provider: client, partnerSource: "Parceiro" },
       { agentId: agent, submissionId, sale },
     );
   const stats = async () => (await control<Stats>(sandbox.url, "GET", "stats")).body;

@@ -10,7 +10,7 @@ import {
 } from "@/lib/db/queries/sale-evidence";
 import { log } from "@/lib/log";
 import { currentTraceparent, inSpan, noteOnSpan, SUBMISSION_ID } from "@/lib/tracing";
-import { buildSaleBody, type PartnerApiClient, type SaleOutcome } from "@/lib/partner-api";
+import { buildSaleBody, type ProviderClient, type SaleOutcome } from "@/lib/provider";
 import { deferOutcome } from "./outcome-outbox";
 import { isHistory } from "./sale-result";
 import type { ValidSale } from "@/lib/validation/sale";
@@ -34,7 +34,7 @@ export type Submission =
  * The same submissionId again returns what was recorded without calling the upstream.
  */
 export async function submitSale(
-  deps: { db: Database; partnerApi: PartnerApiClient; partnerSource: string | undefined },
+  deps: { db: Database; provider: ProviderClient; partnerSource: string | undefined },
   input: {
     agentId: string | null;
     integrationId?: string | null;
@@ -44,7 +44,7 @@ export async function submitSale(
     evidence?: SaleEvidenceToRecord;
   },
 ): Promise<Submission> {
-  const { db, partnerApi } = deps;
+  const { db, provider } = deps;
   const { agentId, submissionId, sale } = input;
   const integrationId = input.integrationId ?? null;
   const claim = await inSpan("ledger.claim", { [SUBMISSION_ID]: submissionId }, async () => {
@@ -98,7 +98,7 @@ export async function submitSale(
   let outcome: SaleOutcome;
   try {
     // A claim of a `failed` row is someone sending the same sale again after "nothing was sent, try again".
-    outcome = await partnerApi.postSale(sale, { submissionId, retry: claim.sale.attempts > 1 });
+    outcome = await provider.postSale(sale, { submissionId, retry: claim.sale.attempts > 1 });
   } catch (error) {
     // A bug between the ledger and the answer: whether the sale left is not known, so it is never resent.
     log.error("sales.submit_crashed", { submissionId, error });

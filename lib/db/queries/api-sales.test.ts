@@ -7,7 +7,7 @@ import type { DatabaseHandle } from "@/lib/db/connection";
 import { insertAgent } from "@/lib/db/queries/agents";
 import { claimSubmission, recordOutcome } from "@/lib/db/queries/sales";
 import { integrations } from "@/lib/db/schema";
-import { createPartnerApiClient } from "@/lib/partner-api";
+import { createProviderClient } from "@/lib/provider";
 import { submitSale } from "@/lib/sales/submit-sale";
 import type { ValidSale } from "@/lib/validation/sale";
 import type { Stats } from "@/sandbox/state";
@@ -51,7 +51,7 @@ describe.each(testDatabases)("/api/v1's sales on $name", ({ open }) => {
     submitSale(
       {
         db: handle.db,
-        partnerApi: createPartnerApiClient(clientConfigFor(sandbox.url), { log: silent }),
+        provider: createProviderClient(clientConfigFor(sandbox.url), { log: silent }),
         partnerSource: "Parceiro",
       },
       { ...seller, submissionId, sale: input },

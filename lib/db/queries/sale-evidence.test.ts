@@ -7,7 +7,7 @@ import { readChain, readChainOfSale } from "@/lib/db/queries/audit-events";
 import { eraseExpiredBatch } from "@/lib/db/queries/customer-data";
 import { saleEvidence, sales } from "@/lib/db/schema";
 import type { Stats } from "@/sandbox/state";
-import { createPartnerApiClient, type PartnerApiClient } from "@/lib/partner-api";
+import { createProviderClient, type ProviderClient } from "@/lib/provider";
 import { buildEvidence, evidenceHash } from "@/lib/sales/evidence";
 import { sha256Hex } from "@/lib/sales/offer-script";
 import { submitSale } from "@/lib/sales/submit-sale";
@@ -31,13 +31,13 @@ const script = SHOWN_SCRIPT;
 describe.each(testDatabases)("a scripted sale's evidence on $name", ({ open }) => {
   let handle: DatabaseHandle;
   let sandbox: RunningSandbox;
-  let api: PartnerApiClient;
+  let api: ProviderClient;
   let agentId: string;
 
   beforeAll(async () => {
     handle = await open();
     sandbox = await startSandbox();
-    api = createPartnerApiClient(clientConfigFor(sandbox.url, { timeoutMs: 5_000 }), { log: silent });
+    api = createProviderClient(clientConfigFor(sandbox.url, { timeoutMs: 5_000 }), { log: silent });
     agentId = await anAgent(handle.db);
   });
   afterAll(async () => {
@@ -46,10 +46,10 @@ describe.each(testDatabases)("a scripted sale's evidence on $name", ({ open }) =
   });
 
   /** A closed port: a sale through it fails before anything is sent. */
-  let unreachable: PartnerApiClient;
+  let unreachable: ProviderClient;
   beforeAll(async () => {
     const closed = await startSandbox();
-    unreachable = createPartnerApiClient(clientConfigFor(closed.url, { timeoutMs: 5_000 }), { log: silent });
+    unreachable = createProviderClient(clientConfigFor(closed.url, { timeoutMs: 5_000 }), { log: silent });
     await closed.close();
   });
 
@@ -61,7 +61,7 @@ describe.each(testDatabases)("a scripted sale's evidence on $name", ({ open }) =
     submissionId: string,
     options: {
       tickedAgoMs?: number;
-      partnerApi?: PartnerApiClient;
+      provider?: ProviderClient;
       evidence?: boolean;
       also?: string[];
     } = {},
@@ -84,7 +84,7 @@ describe.each(testDatabases)("a scripted sale's evidence on $name", ({ open }) =
     );
     if (!built.ok) throw new Error("the test's evidence is refused");
     const submission = await submitSale(
-      { db: handle.db, partnerApi: options.partnerApi ?? api, partnerSource: "Parceiro" },
+      { db: handle.db, provider: options.provider ?? api, partnerSource: "Parceiro" },
       {
         agentId,
         submissionId,
@@ -153,7 +153,7 @@ describe.each(testDatabases)("a scripted sale's evidence on $name", ({ open }) =
 
   it("keeps its record when a failed sale goes again the same; other ticks are not claimed, nothing sent", async () => {
     const submissionId = randomUUID();
-    const failed = await submit(submissionId, { tickedAgoMs: 120_000, partnerApi: unreachable });
+    const failed = await submit(submissionId, { tickedAgoMs: 120_000, provider: unreachable });
     expect(failed.submission).toMatchObject({ kind: "recorded", sale: { status: "failed" } });
     const stats = async () => (await control<Stats>(sandbox.url, "GET", "stats")).body.saleRequests;
     const before = await stats();
@@ -180,7 +180,7 @@ describe.each(testDatabases)("a scripted sale's evidence on $name", ({ open }) =
 
   it("keeps a failed scripted sale from going again without evidence (another plan): nothing sent", async () => {
     const submissionId = randomUUID();
-    const first = await submit(submissionId, { partnerApi: unreachable });
+    const first = await submit(submissionId, { provider: unreachable });
     expect(first.submission).toMatchObject({ kind: "recorded", sale: { status: "failed" } });
     const before = (await control<Stats>(sandbox.url, "GET", "stats")).body.saleRequests;
 
@@ -214,7 +214,7 @@ describe.each(testDatabases)("a scripted sale's evidence on $name", ({ open }) =
     ],
   ])("answers a failed scripted sale sent again without evidence as recorded once %s", async (_, erase) => {
     const submissionId = randomUUID();
-    const first = await submit(submissionId, { partnerApi: unreachable });
+    const first = await submit(submissionId, { provider: unreachable });
     expect(first.submission).toMatchObject({
       kind: "recorded",
       sale: { status: "failed", hasEvidence: true },
@@ -230,7 +230,7 @@ describe.each(testDatabases)("a scripted sale's evidence on $name", ({ open }) =
   it("flags its sale whoever writes it, so a failed sale is not sent again without it", async () => {
     // An instance of the previous version during an upgrade claims without the flag and writes the evidence.
     const submissionId = randomUUID();
-    const { record } = await submit(submissionId, { partnerApi: unreachable, evidence: false });
+    const { record } = await submit(submissionId, { provider: unreachable, evidence: false });
     expect((await findSaleRow(handle.db, submissionId))?.hasEvidence).toBe(false);
     await handle.db.transaction(async (tx) => {
       await holdAuditTrail(tx);

@@ -3,7 +3,7 @@ import { and, asc, count, desc, eq, or, sql, type SQL } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { HistoryCursor } from "@/lib/sales/history-filter";
 import type { SaleSearch } from "@/lib/sales/history-search";
-import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
+import type { PartnerSaleRequestBody } from "@/lib/provider/types";
 import { ERASURE_LABELS, STATUS_LABELS } from "@/lib/format";
 import type { Database } from "../connection";
 import { copyCsv } from "../copy";

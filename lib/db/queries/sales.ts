@@ -1,8 +1,8 @@
 import "server-only";
 import { and, desc, eq, inArray, isNull, lt, notInArray, or, sql } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { outcomeDetail, type SaleOutcome } from "@/lib/partner-api/outcome";
-import type { PartnerSaleRequestBody } from "@/lib/partner-api/types";
+import { outcomeDetail, type SaleOutcome } from "@/lib/provider/outcome";
+import type { PartnerSaleRequestBody } from "@/lib/provider/types";
 import { newProtocol } from "@/lib/sales/protocol";
 import type { Database } from "../connection";
 import { prepared } from "../prepared";

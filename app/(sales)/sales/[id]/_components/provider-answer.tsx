@@ -1,6 +1,6 @@
 import type { SaleDetail } from "@/lib/dal/sales";
 import { providerAnswerSummary } from "@/lib/sales/provider-answer";
-import type { PartnerSaleField } from "@/lib/partner-api/types";
+import type { PartnerSaleField } from "@/lib/provider/types";
 import { Card } from "./card";
 
 const FIELD_LABELS: Record<Exclude<PartnerSaleField, "partnerSource">, string> = {

@@ -8,7 +8,7 @@ import {
   validSale,
   type RunningSandbox,
 } from "@/sandbox/test-support";
-import { createPartnerApiClient, type PartnerApiConfig, type SaleFields } from "./client";
+import { createProviderClient, type ProviderConfig, type SaleFields } from "./client";
 
 let sandbox: RunningSandbox;
 
@@ -20,7 +20,7 @@ afterEach(async () => {
   await control(sandbox.url, "POST", "reset");
 });
 
-function configFor(overrides: Partial<PartnerApiConfig> = {}): PartnerApiConfig {
+function configFor(overrides: Partial<ProviderConfig> = {}): ProviderConfig {
   return clientConfigFor(sandbox.url, overrides);
 }
 
@@ -36,7 +36,7 @@ const stats = async () => (await control<Stats>(sandbox.url, "GET", "stats")).bo
 
 describe("token lifecycle", () => {
   it("makes one token request for 1,000 sequential sales", async () => {
-    const client = createPartnerApiClient(configFor(), collectingLog());
+    const client = createProviderClient(configFor(), collectingLog());
     for (let index = 0; index < 1000; index++) {
       const outcome = await client.postSale(sale());
       if (outcome.status !== "accepted") throw new Error(`sale ${index}: ${JSON.stringify(outcome)}`);
@@ -45,7 +45,7 @@ describe("token lifecycle", () => {
   });
 
   it("makes one token request for 200 concurrent first calls on a cold cache", async () => {
-    const client = createPartnerApiClient(configFor(), collectingLog());
+    const client = createProviderClient(configFor(), collectingLog());
     const outcomes = await Promise.all(Array.from({ length: 200 }, () => client.postSale(sale())));
     expect(outcomes.every((outcome) => outcome.status === "accepted")).toBe(true);
     expect(await stats()).toMatchObject({ tokenRequests: 1, salesAccepted: 200 });
@@ -57,7 +57,7 @@ describe("token lifecycle", () => {
     let now = Date.now();
     const clocked = await startSandbox({ now: () => now, tokenLifetimeSeconds: 6 });
     try {
-      const client = createPartnerApiClient(configFor({ baseUrl: clocked.url }), {
+      const client = createProviderClient(configFor({ baseUrl: clocked.url }), {
         ...collectingLog(),
         now: () => now,
       });
@@ -78,7 +78,7 @@ describe("token lifecycle", () => {
   });
 
   it("renews once and retries once when the upstream revoked the token", async () => {
-    const client = createPartnerApiClient(configFor(), collectingLog());
+    const client = createProviderClient(configFor(), collectingLog());
     expect((await client.postSale(sale())).status).toBe("accepted");
     await control(sandbox.url, "POST", "reset");
     await control(sandbox.url, "POST", "tokens/revoke");
@@ -94,7 +94,7 @@ describe("token lifecycle", () => {
 
   it("gives a typed configuration error for a wrong secret, backs off, and logs only the client id", async () => {
     const { lines, log } = collectingLog();
-    const client = createPartnerApiClient(configFor({ clientSecret: "wrong-secret-value" }), { log });
+    const client = createProviderClient(configFor({ clientSecret: "wrong-secret-value" }), { log });
     const outcomes = [];
     for (let index = 0; index < 5; index++) outcomes.push(await client.postSale(sale()));
 
@@ -112,7 +112,7 @@ describe("token lifecycle", () => {
 
   it("lets the retry of a failed sale through at once after a transient token failure; others wait", async () => {
     // A clock that never moves: whether the back-off applies depends on who asks, not on the machine's speed.
-    const client = createPartnerApiClient(configFor(), { ...collectingLog(), now: () => 1_000_000 });
+    const client = createProviderClient(configFor(), { ...collectingLog(), now: () => 1_000_000 });
     await control(sandbox.url, "POST", "faults", { kind: "503", target: "token", count: 1 });
     const failed = sale();
     const nothingSent = { status: "failed", code: "partner_api.token_unavailable" };
@@ -125,7 +125,7 @@ describe("token lifecycle", () => {
   });
 
   it("reports the cached token's remaining life, never the token", async () => {
-    const client = createPartnerApiClient(configFor(), collectingLog());
+    const client = createProviderClient(configFor(), collectingLog());
     expect(client.tokenStatus()).toEqual({ cached: false, expiresInSeconds: null, lastExchange: null });
     await client.postSale(sale());
     const status = client.tokenStatus();
@@ -138,7 +138,7 @@ describe("token lifecycle", () => {
 
 describe("sale outcomes", () => {
   it("sends exactly the documented request", async () => {
-    const client = createPartnerApiClient(configFor({ partnerSource: "Parceiro Exemplo" }), collectingLog());
+    const client = createProviderClient(configFor({ partnerSource: "Parceiro Exemplo" }), collectingLog());
     const fields = sale({ customerDocument: "52998224725", externalId: "CRM-42", birthDate: "1990-05-17" });
     expect(await client.postSale(fields)).toEqual({
       status: "accepted",
@@ -163,7 +163,7 @@ describe("sale outcomes", () => {
   });
 
   it("leaves empty optional fields out of the body", async () => {
-    const client = createPartnerApiClient(configFor(), collectingLog());
+    const client = createProviderClient(configFor(), collectingLog());
     await client.postSale(sale({ externalId: "", birthDate: undefined }));
     const { body: requests } = await control<{ rawBody: string }[]>(sandbox.url, "GET", "requests");
     expect(Object.keys(JSON.parse(requests[0]?.rawBody ?? "{}"))).toEqual([
@@ -177,7 +177,7 @@ describe("sale outcomes", () => {
 
   it("is unknown after a timeout, with exactly one POST received", async () => {
     await control(sandbox.url, "POST", "faults", { kind: "timeout" });
-    const client = createPartnerApiClient(configFor({ timeoutMs: 300 }), collectingLog());
+    const client = createProviderClient(configFor({ timeoutMs: 300 }), collectingLog());
     expect(await client.postSale(sale())).toEqual({ status: "unknown", reason: "timeout" });
     expect(await stats()).toMatchObject({ saleRequests: 1, tokenRequests: 1 });
   });
@@ -189,7 +189,7 @@ describe("sale outcomes", () => {
     ["html", { status: "unknown", reason: "server-error", httpStatus: 502 }],
   ])("is unknown on a %s answer, without retrying", async (kind, expected) => {
     await control(sandbox.url, "POST", "faults", { kind });
-    const client = createPartnerApiClient(configFor(), collectingLog());
+    const client = createProviderClient(configFor(), collectingLog());
     expect(await client.postSale(sale())).toEqual(expected);
     expect((await stats()).saleRequests).toBe(1);
   });
@@ -201,7 +201,7 @@ describe("sale outcomes", () => {
         server.close(() => resolve(port));
       });
     });
-    const client = createPartnerApiClient(
+    const client = createProviderClient(
       configFor({ baseUrl: `http://127.0.0.1:${closedPort}` }),
       collectingLog(),
     );
@@ -212,17 +212,17 @@ describe("sale outcomes", () => {
   });
 
   it("has failed when the sale endpoint refuses the connection after a token was issued", async () => {
-    const client = createPartnerApiClient(configFor(), collectingLog());
+    const client = createProviderClient(configFor(), collectingLog());
     await client.postSale(sale());
     const closed = await startSandbox();
     const url = closed.url;
     await closed.close();
-    const elsewhere = createPartnerApiClient(configFor({ baseUrl: url }), collectingLog());
+    const elsewhere = createProviderClient(configFor({ baseUrl: url }), collectingLog());
     expect(await elsewhere.postSale(sale())).toMatchObject({ status: "failed" });
   });
 
   it("is rejected with the upstream message and the fields it names on 400", async () => {
-    const client = createPartnerApiClient(configFor(), collectingLog());
+    const client = createProviderClient(configFor(), collectingLog());
     const outcome = await client.postSale(
       sale({ customerPhone: "11087654321", customerEmail: "sem-dominio@" }),
     );
@@ -235,7 +235,7 @@ describe("sale outcomes", () => {
   });
 
   it("is rejected with the upstream message on 409 and 422", async () => {
-    const client = createPartnerApiClient(configFor(), collectingLog());
+    const client = createProviderClient(configFor(), collectingLog());
     const first = sale();
     await client.postSale(first);
     const duplicate = await client.postSale(first);
@@ -253,7 +253,7 @@ describe("sale outcomes", () => {
     let now = Date.now();
     const clocked = await startSandbox({ now: () => (now += 1_000), tokenLifetimeSeconds: 1 });
     try {
-      const client = createPartnerApiClient(configFor({ baseUrl: clocked.url }), collectingLog());
+      const client = createProviderClient(configFor({ baseUrl: clocked.url }), collectingLog());
       const outcome = await client.postSale(sale());
       expect(outcome).toEqual({ status: "failed", code: "partner_api.unauthorized", httpStatus: 401 });
       const { saleResponses, tokensIssued } = (await control<Stats>(clocked.url, "GET", "stats")).body;
@@ -267,13 +267,13 @@ describe("sale outcomes", () => {
 
 describe("warm-up", () => {
   it("obtains a token before the first sale and swallows failures", async () => {
-    const client = createPartnerApiClient(configFor(), collectingLog());
+    const client = createProviderClient(configFor(), collectingLog());
     await client.warmUp();
     expect(client.tokenStatus().cached).toBe(true);
     await client.postSale(sale());
     expect(await stats()).toMatchObject({ tokenRequests: 1, salesAccepted: 1 });
 
-    const failing = createPartnerApiClient(configFor({ clientSecret: "not-the-secret" }), collectingLog());
+    const failing = createProviderClient(configFor({ clientSecret: "not-the-secret" }), collectingLog());
     await expect(failing.warmUp()).resolves.toBeUndefined();
     expect(failing.tokenStatus().lastExchange).toMatchObject({
       ok: false,

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPartnerApiClient } from "./client";
+import { createProviderClient } from "./client";
 import { MAX_ANSWER_BYTES, providerFetch } from "./http-transport";
 
 // A provider that answers the token endpoint properly and the sale with as many bytes as the path asks for.
@@ -38,7 +38,7 @@ describe("providerFetch", () => {
   });
 
   it("makes an oversized sale answer an unknown outcome (never accepted, never resent)", async () => {
-    const client = createPartnerApiClient(
+    const client = createProviderClient(
       {
         baseUrl,
         tokenPath: "/token",

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "../..");
 
-/** Builds a throwaway Next app whose only page renders `widget.tsx`, which imports lib/partner-api. */
+/** Builds a throwaway Next app whose only page renders `widget.tsx`, which imports lib/provider. */
 function buildFixture(name: string, widgetDirective: string) {
   const dir = join(root, ".tmp", name);
   rmSync(dir, { recursive: true, force: true });
@@ -22,8 +22,8 @@ function buildFixture(name: string, widgetDirective: string) {
     }),
     "app/layout.tsx": `export default function Layout({ children }) { return <html><body>{children}</body></html>; }`,
     "app/widget.tsx": `${widgetDirective}
-import { partnerApi } from "../../../lib/partner-api";
-export function Widget() { return <p>{typeof partnerApi}</p>; }`,
+import { provider } from "../../../lib/provider";
+export function Widget() { return <p>{typeof provider}</p>; }`,
     "app/page.tsx": `import { Widget } from "./widget";
 export const dynamic = "force-dynamic";
 export default function Page() { return <Widget />; }`,
@@ -38,17 +38,17 @@ export default function Page() { return <Widget />; }`,
   return { status: result.status, output: `${result.stdout}\n${result.stderr}` };
 }
 
-describe("lib/partner-api is server-only", () => {
+describe("lib/provider is server-only", () => {
   it("fails the build when a client component imports it", () => {
-    const { status, output } = buildFixture("client-imports-partner-api", '"use client";');
+    const { status, output } = buildFixture("client-imports-provider", '"use client";');
     expect(status).not.toBe(0);
     expect(output).toContain("'server-only' cannot be imported from a Client Component module");
-    expect(output).toMatch(/lib\/partner-api\/\w+\.ts/);
+    expect(output).toMatch(/lib\/provider\/\w+\.ts/);
     expect(output).not.toContain("Module not found");
   }, 180_000);
 
   it("builds when a server component imports it (the control)", () => {
-    const { status, output } = buildFixture("server-imports-partner-api", "");
+    const { status, output } = buildFixture("server-imports-provider", "");
     expect(output).not.toContain("server-only");
     expect(status).toBe(0);
   }, 180_000);

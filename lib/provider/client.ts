@@ -19,7 +19,7 @@ import {
   type PartnerSaleRequestBody,
 } from "./types";
 
-export interface PartnerApiConfig extends TokenEndpointConfig {
+export interface ProviderConfig extends TokenEndpointConfig {
   salePath: string;
   partnerSource: string | undefined;
 }
@@ -76,7 +76,7 @@ export function fieldsNamedIn(message: string, httpStatus?: number): PartnerSale
   return fields;
 }
 
-export interface PartnerApiClient {
+export interface ProviderClient {
   /** `retry`: the same sale sent again after it failed with nothing sent (see TokenSource.getToken). */
   postSale(sale: SaleFields, context?: { submissionId?: string; retry?: boolean }): Promise<SaleOutcome>;
   /** Obtains a token ahead of the first sale; failures are logged by the token source and retried later. */
@@ -84,7 +84,7 @@ export interface PartnerApiClient {
   tokenStatus: TokenSource["status"];
 }
 
-/** `fetch` that times each request to the provider, by endpoint and how it ended (lib/partner-api/channels.ts). */
+/** `fetch` that times each request to the provider, by endpoint and how it ended (lib/provider/channels.ts). */
 function timed(endpoint: UpstreamEndpoint, send: typeof fetch): typeof fetch {
   return async (input, init) => {
     const started = performance.now();
@@ -108,10 +108,10 @@ function timed(endpoint: UpstreamEndpoint, send: typeof fetch): typeof fetch {
   };
 }
 
-export function createPartnerApiClient(
-  config: PartnerApiConfig,
+export function createProviderClient(
+  config: ProviderConfig,
   overrides: Partial<TokenDependencies> = {},
-): PartnerApiClient {
+): ProviderClient {
   const deps: TokenDependencies = {
     fetch: providerFetch,
     now: Date.now,
