@@ -13,7 +13,7 @@ import { signInErrorPath } from "@/lib/auth/sign-in-errors";
 import { getConfig } from "@/lib/env";
 import { endOtherSessions, endSessionNamedBy, verifySession } from "@/lib/dal/session";
 import { signInOptions } from "@/lib/dal/sign-in-options";
-import type { SessionMethod } from "@/lib/db/schema";
+import type { DoorKind } from "@/lib/db/schema";
 import { userMessageFor } from "@/lib/errors";
 import { safeReturnPath } from "@/lib/safe-return-path";
 import { parseSignInCredentials, type SignInField } from "@/lib/validation/sign-in";
@@ -96,7 +96,7 @@ export async function oidcSignInAction(formData: FormData): Promise<void> {
 }
 
 /** After an OIDC session, the sign-in page offers to end the IdP's session too (RP-initiated logout). */
-const signedOutPage = (method: SessionMethod | null) =>
+const signedOutPage = (method: DoorKind | null) =>
   method === "oidc" && signInOptions().oidc ? "/sign-in?signedOut=oidc" : "/sign-in";
 
 /**

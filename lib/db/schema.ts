@@ -338,7 +338,7 @@ export const signInChallenges = pgTable(
 );
 
 export type SignInChallenge = typeof signInChallenges.$inferSelect;
-export type SessionMethod = (typeof sessionMethod.enumValues)[number];
+export type DoorKind = (typeof sessionMethod.enumValues)[number];
 export type SessionEndReason = (typeof sessionEndReason.enumValues)[number];
 
 export type Agent = typeof agents.$inferSelect;

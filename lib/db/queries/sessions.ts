@@ -17,7 +17,7 @@ import {
   sessions,
   type AgentRole,
   type SessionEndReason,
-  type SessionMethod,
+  type DoorKind,
   type SessionRow,
 } from "../schema";
 
@@ -33,7 +33,7 @@ export interface EndedSession {
   id: string;
   agentId: string;
   door: string;
-  method: SessionMethod;
+  method: DoorKind;
   reason: SessionEndReason;
   /** When it really ended (an idle session ended when its idle limit ran out, not when that was noticed). */
   endedAt: Date;
@@ -83,7 +83,7 @@ const doorStillGrants = and(
 
 export interface NewSession {
   agentId: string;
-  method: SessionMethod;
+  method: DoorKind;
   /** `password`, `oidc:<issuer>`, `portal:<issuer>`. */
   door: string;
   /** The identity signed in with; null for a password. */
