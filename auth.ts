@@ -3,7 +3,7 @@ import Credentials from "next-auth/providers/credentials";
 import { doorName, type Door } from "@/lib/auth/doors";
 import { admittedUser } from "@/lib/auth/admission";
 import { passwordCredential } from "@/lib/auth/credential";
-import { signInWithEmbedToken, type EmbedSignIn } from "@/lib/auth/embed-token";
+import { signInWithPortalToken, type PortalSignIn } from "@/lib/auth/portal-token";
 import { noteAuthError } from "@/lib/auth/oidc-attempt";
 import { oidcProviders } from "@/lib/auth/oidc-provider";
 import { OIDC_PROVIDER_ID } from "@/lib/config/oidc";
@@ -72,7 +72,7 @@ export class SignInStepsError extends CredentialsSignin {
 }
 
 /** The code names the problem so the embedded page can explain it; it holds nothing sensitive. */
-export class EmbedTokenError extends CredentialsSignin {
+export class PortalTokenError extends CredentialsSignin {
   constructor(problem: string) {
     super();
     this.code = `embed:${problem}`;
@@ -172,7 +172,7 @@ const signInStepsProvider = Credentials({
  * A portal token refused, for the log (never the token). One no portal signed (garbage, a forged signature) is
  * said once every few minutes per address and check: anyone can post those, as fast as they like.
  */
-async function logPortalRefusal(result: Extract<EmbedSignIn, { ok: false }>, address: string) {
+async function logPortalRefusal(result: Extract<PortalSignIn, { ok: false }>, address: string) {
   log.warn("auth.embed_sign_in_refused", { reason: result.problem, detail: result.detail });
   const fields = {
     outcome: "failure" as const,
@@ -203,12 +203,12 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
       async authorize(raw, request) {
         const { embed } = getConfig();
         const token = typeof raw?.token === "string" ? raw.token : "";
-        if (embed.portals.length === 0) throw new EmbedTokenError("sso-off");
-        if (!token) throw new EmbedTokenError("invalid");
-        const result = await signInWithEmbedToken(await getDb(), token, embed.portals);
+        if (embed.portals.length === 0) throw new PortalTokenError("sso-off");
+        if (!token) throw new PortalTokenError("invalid");
+        const result = await signInWithPortalToken(await getDb(), token, embed.portals);
         if (!result.ok) {
           await logPortalRefusal(result, clientAddress(request.headers));
-          throw new EmbedTokenError(result.problem);
+          throw new PortalTokenError(result.problem);
         }
         return admittedUser(result);
       },

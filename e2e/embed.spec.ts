@@ -6,7 +6,7 @@ import { userMessageFor } from "../lib/errors";
 import type { EmbedErrorCode } from "../lib/errors/embed";
 import { expect, test } from "./fixtures";
 import { ALLOWED_PORTAL, E2E_LOG_FILE, E2E_PORTS, PORTAL_PORTS } from "./support/environment";
-import { signEmbedToken, startPortal } from "./support/portal";
+import { signPortalToken, startPortal } from "./support/portal";
 import { OTHER_PORTAL, PORTAL } from "./support/portal-keys";
 import { formatCpf, freshCpf, sandboxControl } from "./support/sandbox";
 import { parsePolicy } from "./support/security-headers";
@@ -150,7 +150,7 @@ test("a portal mounts the app with a signed token: signed in, prefilled, sale ac
 }) => {
   const recorded = recordRequests(page);
   const cookies = recordSessionCookies(page);
-  const token = await signEmbedToken({
+  const token = await signPortalToken({
     name: "Paula Portal",
     prefill: {
       customerName: "Cliente Prefill",
@@ -217,7 +217,7 @@ test("the token may come from a function, asked for when the frame is ready", as
   const frame = await mountInPortal(page, ALLOWED_PORTAL, { deferToken: true });
   await expect.poll(() => page.evaluate(() => (window as unknown as PortalWindow).tokenRequests)).toBe(1);
   await expect(frame.getByRole("status")).toHaveText("Entrando…");
-  const token = await signEmbedToken();
+  const token = await signPortalToken();
   await page.evaluate((fresh) => (window as unknown as PortalWindow).giveToken(fresh), token);
   await expect(frame.getByLabel("CPF")).toBeVisible();
   expect(recorded.carrying(token)).toEqual(["POST /api/embed/session"]);
@@ -248,7 +248,7 @@ test("only the page framing the app hands it a token: another frame on that page
 
   // Genuine tokens of the portal, posted from a frame of another origin and from a sibling frame of the portal's
   // own origin: neither is window.parent.
-  const intruding = [await signEmbedToken(), await signEmbedToken()];
+  const intruding = [await signPortalToken(), await signPortalToken()];
   const others = page.frames().filter((each) => each.url().endsWith("/other-frame"));
   expect(others.map((each) => new URL(each.url()).origin).sort()).toEqual(
     [ALLOWED_PORTAL, OTHER_ORIGIN].sort(),
@@ -266,7 +266,7 @@ test("only the page framing the app hands it a token: another frame on that page
   const frame = page.frameLocator("#partner-sales iframe");
   await expect(frame.getByRole("status")).toHaveText("Entrando…");
 
-  const token = await signEmbedToken();
+  const token = await signPortalToken();
   await page.evaluate((fresh) => (window as unknown as PortalWindow).giveToken(fresh), token);
   await expect(frame.getByLabel("CPF")).toBeVisible();
   expect(recorded.exchanges().map(({ body }) => body)).toEqual([JSON.stringify({ token })]);
@@ -291,19 +291,19 @@ test("expired, replayed, misaddressed and wrongly signed tokens each say so, fit
 }) => {
   const cookies = recordSessionCookies(page);
   const now = Math.floor(Date.now() / 1000);
-  const used = await signEmbedToken();
+  const used = await signPortalToken();
   const refused: [string, Promise<string>, EmbedErrorCode][] = [
-    ["expired", signEmbedToken({}, { issuedAt: now - 600, lifetime: 300 }), "token_expired"],
+    ["expired", signPortalToken({}, { issuedAt: now - 600, lifetime: 300 }), "token_expired"],
     [
       "signed by another configured portal's key",
-      signEmbedToken({}, { signer: OTHER_PORTAL, issuer: PORTAL.issuer }),
+      signPortalToken({}, { signer: OTHER_PORTAL, issuer: PORTAL.issuer }),
       "token_invalid",
     ],
-    ["for another audience", signEmbedToken({}, { audience: "another-app" }), "token_misaddressed"],
-    ["of another type", signEmbedToken({}, { type: "JWT" }), "token_misaddressed"],
+    ["for another audience", signPortalToken({}, { audience: "another-app" }), "token_misaddressed"],
+    ["of another type", signPortalToken({}, { type: "JWT" }), "token_misaddressed"],
     [
       "from an unknown issuer",
-      signEmbedToken({}, { issuer: "https://stranger.example" }),
+      signPortalToken({}, { issuer: "https://stranger.example" }),
       "token_misaddressed",
     ],
   ];
@@ -329,7 +329,7 @@ test("a reload with the used token goes on with the frame's live session of that
   page,
 }) => {
   const cookies = recordSessionCookies(page);
-  const token = await signEmbedToken({ prefill: { customerName: "Cliente Recarga" } });
+  const token = await signPortalToken({ prefill: { customerName: "Cliente Recarga" } });
   let frame = await mountInPortal(page, ALLOWED_PORTAL, { token });
   await expect(frame.getByLabel("Nome completo")).toHaveValue("Cliente Recarga");
   const sessionsStarted = cookies.length;
@@ -346,7 +346,7 @@ test("a reload with the used token goes on with the frame's live session of that
     .toMatch(/"event":"auth\.embed_session_continued","agentId":"[0-9a-f-]{36}","reason":"replayed"/);
 
   // Another agent takes this screen: the first agent's token no longer opens anything.
-  frame = await mountInPortal(page, ALLOWED_PORTAL, { token: await signEmbedToken() });
+  frame = await mountInPortal(page, ALLOWED_PORTAL, { token: await signPortalToken() });
   await expect(frame.getByLabel("CPF")).toBeVisible();
   await mountInPortal(page, ALLOWED_PORTAL, { token });
   await expectProblem(page, "token_replayed");
@@ -354,15 +354,20 @@ test("a reload with the used token goes on with the frame's live session of that
 
 test("an expired token of the agent whose session the frame holds shows the form too", async ({ page }) => {
   const agent = { sub: `partner-agent-late-${Date.now()}` };
-  let frame = await mountInPortal(page, ALLOWED_PORTAL, { token: await signEmbedToken(agent) });
+  let frame = await mountInPortal(page, ALLOWED_PORTAL, { token: await signPortalToken(agent) });
   await expect(frame.getByLabel("CPF")).toBeVisible();
   const issuedAt = Math.floor(Date.now() / 1000) - 600;
   frame = await mountInPortal(page, ALLOWED_PORTAL, {
-    token: await signEmbedToken({ ...agent, prefill: { externalId: "LATE-1" } }, { issuedAt, lifetime: 300 }),
+    token: await signPortalToken(
+      { ...agent, prefill: { externalId: "LATE-1" } },
+      { issuedAt, lifetime: 300 },
+    ),
   });
   await expect(frame.getByLabel("ID do cliente no parceiro")).toHaveValue("LATE-1");
   // Of another agent, refused.
-  await mountInPortal(page, ALLOWED_PORTAL, { token: await signEmbedToken({}, { issuedAt, lifetime: 300 }) });
+  await mountInPortal(page, ALLOWED_PORTAL, {
+    token: await signPortalToken({}, { issuedAt, lifetime: 300 }),
+  });
   await expectProblem(page, "token_expired");
 });
 
@@ -392,7 +397,7 @@ test("a session cookie the browser did not keep, a token the portal did not give
   await page.route(`${APP}/api/embed/session`, (route) =>
     route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify({ prefill: {} }) }),
   );
-  const frame = await mountInPortal(page, ALLOWED_PORTAL, { token: await signEmbedToken() });
+  const frame = await mountInPortal(page, ALLOWED_PORTAL, { token: await signPortalToken() });
   await expectProblem(page, "session_cookie_blocked");
   await expect(frame.getByRole("link", { name: "Abrir o Partner Sales em uma nova aba" })).toHaveAttribute(
     "target",
@@ -401,7 +406,7 @@ test("a session cookie the browser did not keep, a token the portal did not give
   await expectNoAxeViolations(page);
 
   await page.route(`${APP}/api/embed/session`, (route) => route.abort("connectionrefused"));
-  await mountInPortal(page, ALLOWED_PORTAL, { token: await signEmbedToken() });
+  await mountInPortal(page, ALLOWED_PORTAL, { token: await signPortalToken() });
   await expectProblem(page, "service_unavailable");
   await expectNoAxeViolations(page);
   await page.unroute(`${APP}/api/embed/session`);
@@ -417,7 +422,7 @@ test("a token in the address is never used: the frame says why and tells the por
   page,
 }) => {
   const recorded = recordRequests(page);
-  const token = await signEmbedToken();
+  const token = await signPortalToken();
   // An integration from before embed.js handed tokens over by message, building the address itself.
   await page.goto(`${ALLOWED_PORTAL}/`);
   await page.evaluate(() => {
@@ -461,7 +466,7 @@ test("a portal's appearance restyles the form; an unreadable or hostile one is i
 }) => {
   const recorded = recordRequests(page);
   let frame = await mountInPortal(page, ALLOWED_PORTAL, {
-    token: await signEmbedToken(),
+    token: await signPortalToken(),
     appearance: { brandColor: "#7A1F5C", radius: 0, fontFamily: "Georgia, serif" },
   });
   await expect(frame.getByRole("button", { name: "Enviar venda" })).toHaveCSS(
@@ -485,7 +490,7 @@ test("a portal's appearance restyles the form; an unreadable or hostile one is i
     if (message.type() === "warning") consoleWarnings.push(message.text());
   });
   frame = await mountInPortal(page, ALLOWED_PORTAL, {
-    token: await signEmbedToken(),
+    token: await signPortalToken(),
     appearance: { brandColor: "#ffff00", radius: 99, fontFamily: "Georgia;}body{display:none" },
   });
   await expect(frame.getByRole("button", { name: "Enviar venda" })).toHaveCSS(
@@ -516,7 +521,7 @@ test("a portal's appearance restyles the form; an unreadable or hostile one is i
 });
 
 test("prefill comes only from the allowed portal and never submits", async ({ page }) => {
-  const frame = await mountInPortal(page, ALLOWED_PORTAL, { token: await signEmbedToken() });
+  const frame = await mountInPortal(page, ALLOWED_PORTAL, { token: await signPortalToken() });
   await expect(frame.getByLabel("CPF")).toBeVisible();
   const app = page.frames().find((each) => each.url().includes("/embed"))!;
   await app.evaluate(() =>
@@ -547,7 +552,7 @@ test("prefill comes only from the allowed portal and never submits", async ({ pa
 
 test("the frame grows with its content", async ({ page }) => {
   const frame = await mountInPortal(page, ALLOWED_PORTAL, {
-    token: await signEmbedToken(),
+    token: await signPortalToken(),
     initialHeight: 200,
   });
   await expect(frame.getByLabel("CPF")).toBeVisible();

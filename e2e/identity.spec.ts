@@ -19,7 +19,7 @@ import {
   type RunningIdentityProvider,
 } from "./support/identity-provider";
 import { expectRefused, newPage, oidcEnv, sessionOf, signInThroughIdp } from "./support/oidc";
-import { signEmbedToken } from "./support/portal";
+import { signPortalToken } from "./support/portal";
 import { portalEntry, type StandInPortal } from "./support/portal-keys";
 import { apiSale, sandboxControl } from "./support/sandbox";
 
@@ -75,7 +75,7 @@ async function portalSignIn(
   signer: StandInPortal,
   claims: { sub: string; email: string; name?: string; role?: string },
 ) {
-  const token = await signEmbedToken(claims, { signer });
+  const token = await signPortalToken(claims, { signer });
   const response = await fetch(`${app.url}/api/embed/session`, {
     method: "POST",
     headers: { "content-type": "application/json" },

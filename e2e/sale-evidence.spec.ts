@@ -6,7 +6,7 @@ import { expect, test } from "./fixtures";
 import { SaleFormPage } from "./pages/sale-form-page";
 import { expectNoAxeViolations } from "./support/accessibility";
 import { ALLOWED_PORTAL, PORTAL_PORTS } from "./support/environment";
-import { signEmbedToken, startPortal } from "./support/portal";
+import { signPortalToken, startPortal } from "./support/portal";
 import { apiKeyFromCli } from "./support/agents-cli";
 import { apiSale, freshCpf, sandboxControl, sandboxStats } from "./support/sandbox";
 
@@ -286,7 +286,7 @@ test.describe("in a partner portal", () => {
   test("the portal prefills the call's recording id, by token and by message", async ({ page }) => {
     await sandboxControl("POST", "reset");
     await page.goto(`${ALLOWED_PORTAL}/`);
-    const token = await signEmbedToken({ prefill: { planId: COMPLETO, recordingId: "dialer:fila-7#41" } });
+    const token = await signPortalToken({ prefill: { planId: COMPLETO, recordingId: "dialer:fila-7#41" } });
     await page.evaluate(
       (options) =>
         (window as unknown as { mountPartnerSales: (options: unknown) => void }).mountPartnerSales(options),

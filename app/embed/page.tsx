@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Metadata } from "next";
 import { EmbedProblem } from "@/components/embed/embed-problem";
-import { EmbedTokenSignIn } from "@/components/embed/embed-token-sign-in";
+import { PortalTokenSignIn } from "@/components/embed/portal-token-sign-in";
 import { EmbeddedSaleForm } from "@/components/embed/embedded-sale-form";
 import { embedSettings } from "@/lib/dal/embed";
 import { listPlans } from "@/lib/dal/plans";
@@ -45,7 +45,7 @@ async function EmbedState({
     );
   }
   // Even over a session of its own: the portal says which agent is at this screen now.
-  if (signIn === "portal") return <EmbedTokenSignIn allowedOrigins={allowedOrigins} warnings={warnings} />;
+  if (signIn === "portal") return <PortalTokenSignIn allowedOrigins={allowedOrigins} warnings={warnings} />;
 
   const agent = await verifySession();
   // The token sign-in has just answered yes, yet no session came with this request: the browser did not keep

@@ -73,7 +73,7 @@ export interface TokenOptions {
 }
 
 /** What the portal's backend does: sign who the agent is, for one sign-in within 5 minutes. */
-export function signEmbedToken(
+export function signPortalToken(
   claims: {
     sub?: string;
     email?: string;

@@ -1,9 +1,9 @@
 import { createSecretKey } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import type { EmbedPortal } from "@/lib/config/portals";
+import type { Portal } from "@/lib/config/portals";
 import { doorName, doorOpen } from "./doors";
 
-const portal = (issuer: string, allowsSupervisors = false): EmbedPortal => ({
+const portal = (issuer: string, allowsSupervisors = false): Portal => ({
   issuer,
   algorithm: "HS256",
   key: createSecretKey(Buffer.from("a-portal-secret-of-enough-length-012345")),

@@ -5,7 +5,7 @@ import { databaseTlsProblem } from "./database-url";
 import { isHttpsOrLoopback, text, type RawEnv } from "./env-values";
 import { OidcConfigError, parseOidc, parseSwitch, type OidcConfig } from "./oidc";
 import { PlanCatalogueError, readPlanCatalogue, type Plan } from "./plans";
-import { parseEmbedPortals, PortalConfigError, type EmbedPortal } from "./portals";
+import { parseEmbedPortals, PortalConfigError, type Portal } from "./portals";
 
 export interface Config {
   /** "sandbox" when PARTNER_API_BASE_URL is unset: the bundled sandbox upstream stands in for the provider. */
@@ -50,7 +50,7 @@ export interface Config {
   embed: {
     allowedOrigins: string[];
     /** The portals whose signed tokens sign agents in; empty = sign-in by portal token is off. */
-    portals: EmbedPortal[];
+    portals: Portal[];
   };
   /** Sign-in with the partner's OpenID Connect provider; null = off (OIDC_ISSUER unset). */
   oidc: OidcConfig | null;

@@ -7,7 +7,7 @@ export const PORTAL_ALGORITHMS = ["HS256", "ES256", "EdDSA"] as const;
 export type PortalAlgorithm = (typeof PORTAL_ALGORITHMS)[number];
 
 /** A partner portal whose backend may vouch for an agent with a signed embed token. */
-export interface EmbedPortal {
+export interface Portal {
   /** The `iss` of its tokens, and half of its agents' identity (with `sub`). */
   issuer: string;
   algorithm: PortalAlgorithm;
@@ -66,7 +66,7 @@ export function parseEmbedPortals(input: {
   /** EMBED_SSO_EMAIL_DOMAINS, the shorthand portal's `emailDomains`, comma-separated. */
   ssoEmailDomains?: string | undefined;
   allowedOrigins: readonly string[];
-}): EmbedPortal[] {
+}): Portal[] {
   const { portalsFile, ssoSecret, ssoEmailDomains, allowedOrigins } = input;
   if (ssoEmailDomains && !ssoSecret) {
     throw new PortalConfigError(
@@ -123,7 +123,7 @@ export function parseEmbedPortals(input: {
   return portalsFile ? readPortalsFile(portalsFile) : [];
 }
 
-function readPortalsFile(path: string): EmbedPortal[] {
+function readPortalsFile(path: string): Portal[] {
   const fail = (problem: string): never => {
     throw new PortalConfigError("EMBED_PORTALS_FILE", `${path}${problem}`);
   };
@@ -156,7 +156,7 @@ function readPortalsFile(path: string): EmbedPortal[] {
   return portals;
 }
 
-function portalFrom(entry: unknown, fail: (problem: string) => never): EmbedPortal {
+function portalFrom(entry: unknown, fail: (problem: string) => never): Portal {
   if (!isObject(entry)) return fail(" must be an object");
   const unknownField = Object.keys(entry).find((field) => !FIELDS.has(field));
   if (unknownField !== undefined) fail(` has an unknown field "${unknownField.slice(0, 40)}"`);

@@ -1,5 +1,5 @@
 import "server-only";
-import { tokenNamesSessionAgent } from "@/lib/auth/embed-token";
+import { tokenNamesSessionAgent } from "@/lib/auth/portal-token";
 import { getDb } from "@/lib/db";
 import { getConfig } from "@/lib/env";
 import type { PrefillValues } from "@/lib/validation/prefill";
@@ -12,7 +12,7 @@ export function embedSettings(): { allowedOrigins: string[] } {
 
 /**
  * For a token refused as replayed or expired: this request's live session, when it is the agent the token names
- * (lib/auth/embed-token.ts, tokenNamesSessionAgent, says why that is safe). Null otherwise.
+ * (lib/auth/portal-token.ts, tokenNamesSessionAgent, says why that is safe). Null otherwise.
  */
 export async function sessionNamedByToken(
   token: string,

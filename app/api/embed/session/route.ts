@@ -1,7 +1,7 @@
 import { decodeJwt } from "jose";
 import { CredentialsSignin } from "next-auth";
 import { signIn } from "@/auth";
-import type { EmbedTokenProblem } from "@/lib/auth/embed-token";
+import type { PortalTokenProblem } from "@/lib/auth/portal-token";
 import { sessionNamedByToken } from "@/lib/dal/embed";
 import type { RequestErrorCode } from "@/lib/errors";
 import { errorResponse, noStoreJson } from "@/lib/http/json";
@@ -13,7 +13,7 @@ import { pickPrefillFields } from "@/lib/validation/prefill";
 
 export const dynamic = "force-dynamic";
 
-const TOKEN_ERRORS: Record<EmbedTokenProblem | "sso-off", RequestErrorCode> = {
+const TOKEN_ERRORS: Record<PortalTokenProblem | "sso-off", RequestErrorCode> = {
   invalid: "token_invalid",
   misaddressed: "token_misaddressed",
   expired: "token_expired",

@@ -1,6 +1,6 @@
 import "server-only";
 import { decodeJwt, errors, jwtVerify, type JWTPayload } from "jose";
-import type { EmbedPortal, PortalAlgorithm } from "@/lib/config/portals";
+import type { Portal, PortalAlgorithm } from "@/lib/config/portals";
 import { emailDomainAllowed } from "@/lib/config/email-domains";
 import type { Database } from "@/lib/db/connection";
 import { findAgentByEmail, normalizeEmail } from "@/lib/db/queries/agents";
@@ -37,7 +37,7 @@ const ALGORITHMS: Record<PortalAlgorithm, string[]> = {
  * e-mail outside the portal's domains. `account_conflict`: an e-mail another account has (the portal never takes it
  * over). `not_linked`: someone the portal may not create, whom no operator has linked to it.
  */
-export type EmbedTokenProblem =
+export type PortalTokenProblem =
   | "invalid"
   | "misaddressed"
   | "expired"
@@ -51,11 +51,11 @@ export type EmbedTokenProblem =
  * Signed in: the session's role is agent unless the portal may say supervisor and its token does; `created`: this
  * token made the account; `adopted`: it named the issuer of an identity linked before tokens named one.
  */
-export type EmbedSignIn =
+export type PortalSignIn =
   | ({ ok: true; prefill: PrefillValues } & Admission<"known" | "created" | "adopted">)
   | {
       ok: false;
-      problem: EmbedTokenProblem;
+      problem: PortalTokenProblem;
       /** For the log: which check refused it. */
       detail: string;
       /** The portal that signed it, once the signature is checked. */
@@ -65,10 +65,10 @@ export type EmbedSignIn =
     };
 
 const refuse = (
-  problem: EmbedTokenProblem,
+  problem: PortalTokenProblem,
   detail: string,
   about: { issuer?: string; agentId?: string } = {},
-): EmbedSignIn => ({ ok: false, problem, detail, ...about });
+): PortalSignIn => ({ ok: false, problem, detail, ...about });
 
 /**
  * The signature and every claim, with the portal's key. `expiredToo`: the time checked is no later than the token's
@@ -76,10 +76,10 @@ const refuse = (
  */
 async function verify(
   token: string,
-  portals: readonly EmbedPortal[],
+  portals: readonly Portal[],
   now: Date,
   { expiredToo = false } = {},
-): Promise<{ portal: EmbedPortal; payload: JWTPayload } | EmbedSignIn> {
+): Promise<{ portal: Portal; payload: JWTPayload } | PortalSignIn> {
   let claimedIssuer: unknown;
   let claimedExpiry: unknown;
   try {
@@ -162,12 +162,12 @@ function agentClaims(payload: JWTPayload, now: Date): AgentClaims | undefined {
  * may create agents creates one the first time, in its own domains, never taking over an account that has the
  * e-mail already. The session is an agent's unless the portal may say supervisor.
  */
-export async function signInWithEmbedToken(
+export async function signInWithPortalToken(
   db: Database,
   token: string,
-  portals: readonly EmbedPortal[],
+  portals: readonly Portal[],
   now: Date = new Date(),
-): Promise<EmbedSignIn> {
+): Promise<PortalSignIn> {
   const verified = await verify(token, portals, now);
   if ("ok" in verified) return verified;
   const { portal, payload } = verified;
@@ -210,7 +210,7 @@ export async function signInWithEmbedToken(
 export async function tokenNamesSessionAgent(
   db: Database,
   token: string,
-  portals: readonly EmbedPortal[],
+  portals: readonly Portal[],
   sessionAgentId: string,
   now: Date = new Date(),
 ): Promise<{ prefill: PrefillValues } | null> {
@@ -233,7 +233,7 @@ export async function tokenNamesSessionAgent(
  */
 async function findOrCreateAgent(
   db: Database,
-  portal: EmbedPortal,
+  portal: Portal,
   who: { sub: string; email: string; name: string },
 ): Promise<
   | { linked: LinkedAgent; outcome: "known" | "created" | "adopted" }

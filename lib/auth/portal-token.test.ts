@@ -1,14 +1,14 @@
 import { createSecretKey, generateKeyPairSync, randomUUID, type KeyObject } from "node:crypto";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EmbedPortal } from "@/lib/config/portals";
+import type { Portal } from "@/lib/config/portals";
 import { eq } from "drizzle-orm";
 import type { DatabaseHandle } from "@/lib/db/connection";
 import { findAgentByEmail, insertAgent, listAgents, setAgentDisabled } from "@/lib/db/queries/agents";
 import { linkIdentity } from "@/lib/db/queries/identities";
 import { agentIdentities, embedTokenUses, type Agent } from "@/lib/db/schema";
 import { testDatabases } from "@/test/databases";
-import { signInWithEmbedToken, tokenNamesSessionAgent } from "./embed-token";
+import { signInWithPortalToken, tokenNamesSessionAgent } from "./portal-token";
 
 const NOW = new Date("2026-11-22T12:00:00Z");
 const nowSeconds = Math.floor(NOW.getTime() / 1000);
@@ -21,15 +21,15 @@ interface Signer {
 
 function portal(
   issuer: string,
-  algorithm: EmbedPortal["algorithm"],
-  options: Partial<Pick<EmbedPortal, "adoptsLegacyAgents" | "createsAgents" | "allowsSupervisors">> = {},
+  algorithm: Portal["algorithm"],
+  options: Partial<Pick<Portal, "adoptsLegacyAgents" | "createsAgents" | "allowsSupervisors">> = {},
 ) {
   const { publicKey, privateKey } =
     algorithm === "ES256"
       ? generateKeyPairSync("ec", { namedCurve: "P-256" })
       : generateKeyPairSync("ed25519");
   const secret = createSecretKey(Buffer.from(`${issuer}-secret-of-enough-length-0123456789`));
-  const configured: EmbedPortal = {
+  const configured: Portal = {
     issuer,
     algorithm,
     key: algorithm === "HS256" ? secret : publicKey,
@@ -87,7 +87,7 @@ function token(claims: Record<string, unknown> = {}, options: TokenOptions = {})
 
 describe.each(testDatabases)("embed sign-in tokens on $name", ({ open }) => {
   let handle: DatabaseHandle;
-  const signIn = async (jwt: string, now = NOW) => signInWithEmbedToken(handle.db, jwt, PORTALS, now);
+  const signIn = async (jwt: string, now = NOW) => signInWithPortalToken(handle.db, jwt, PORTALS, now);
   const refusal = async (jwt: Promise<string>) => {
     const result = await signIn(await jwt);
     return result.ok ? "signed in" : result.problem;

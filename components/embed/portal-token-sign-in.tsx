@@ -35,7 +35,7 @@ async function exchangeToken(token: string): Promise<SessionAnswer> {
  * the portal framing it (its exact allowed origin, window.parent only) posts the token, and it is exchanged
  * once by POST /api/embed/session.
  */
-export function EmbedTokenSignIn({
+export function PortalTokenSignIn({
   allowedOrigins,
   warnings,
 }: {
