@@ -125,6 +125,28 @@ test("an error appears as the agent leaves the field", async ({ saleForm }) => {
   await expect(saleForm.cpf()).toHaveAccessibleDescription("O CPF deve ter 11 dígitos.");
 });
 
+test("a birth date pasted without a digit is kept and refused, not emptied, and sends nothing", async ({
+  saleForm,
+  page,
+}) => {
+  await saleForm.fill(aSale());
+  for (const pasted of ["ontem", "n/d"]) {
+    await saleForm.birthDate().fill("");
+    await saleForm.birthDate().focus();
+    await page.keyboard.insertText(pasted);
+    await expect(saleForm.birthDate()).toHaveValue(pasted);
+    await saleForm.name().focus();
+    await expect(saleForm.birthDate()).toHaveAccessibleDescription("Use o formato DD/MM/AAAA.");
+  }
+  await saleForm.submit().click();
+  await expect(saleForm.birthDate()).toBeFocused();
+  expect((await sandboxStats()).saleRequests).toBe(0);
+  // Backspace deletes it letter by letter, like any text.
+  await saleForm.birthDate().press("End");
+  for (let i = 0; i < 3; i++) await page.keyboard.press("Backspace");
+  await expect(saleForm.birthDate()).toHaveValue("");
+});
+
 test("pasted CPFs, with or without punctuation, are masked", async ({ saleForm, page }) => {
   for (const pasted of ["529.982.247-25", "52998224725"]) {
     await saleForm.cpf().fill("");

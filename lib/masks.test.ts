@@ -42,6 +42,15 @@ describe("masks", () => {
     ["17/05/19", "17/05/19"],
   ])("date pasted as %j → %j", (pasted, formatted) => expect(dateMask(pasted)).toBe(formatted));
 
+  it("keeps a date with no digit as it was, for the field's message to say what is wrong", () => {
+    expect(dateMask("ontem")).toBe("ontem");
+    expect(dateMask("n/d")).toBe("n/d");
+    expect(dateMask("")).toBe("");
+    expect(dateMask("   ")).toBe("");
+    // A letter among digits is dropped, as typing over the mask always did.
+    expect(dateMask("17a05")).toBe("17/05");
+  });
+
   it("formats a CPF or phone pasted with its punctuation", () => {
     expect(cpfMask("529.982.247-25")).toBe("529.982.247-25");
     expect(phoneMask("+55 (11) 98765-4321")).toBe("(11) 98765-4321");

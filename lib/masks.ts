@@ -44,7 +44,15 @@ export function dateDigits(value: string): string {
   return digitsOf(text);
 }
 
-export const dateMask: Mask = (value) => applyPattern(dateDigits(value).slice(0, 8), "00/00/0000");
+/**
+ * Text without a single digit ("ontem", "n/d", pasted or prefilled) stays as it is, so the field's own message
+ * says what is wrong: emptied, the optional date would silently go without it.
+ */
+export const dateMask: Mask = (value) => {
+  const digits = dateDigits(value);
+  if (digits === "" && value.trim() !== "") return value;
+  return applyPattern(digits.slice(0, 8), "00/00/0000");
+};
 
 /** Where the caret goes after reformatting: right after the same number of digits as before. */
 export function caretAfterDigits(formatted: string, digitCount: number): number {

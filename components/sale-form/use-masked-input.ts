@@ -32,6 +32,8 @@ export function useMaskedInput(registration: UseFormRegisterReturn, mask: Mask) 
     const input = event.currentTarget;
     const start = input.selectionStart;
     if (start === null || start !== input.selectionEnd) return;
+    // Text the mask kept as it was (no digit: "ontem") has no literals to step over.
+    if (countDigits(input.value) === 0) return;
     let position = start;
     if (event.key === "Backspace") {
       while (position > 0 && /\D/.test(input.value.charAt(position - 1))) position--;

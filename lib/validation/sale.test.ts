@@ -80,6 +80,8 @@ describe("the sale schema", () => {
     ["birthDate", "01/01/2030", "A data de nascimento não pode estar no futuro."],
     ["birthDate", "01/01/1890", "Confira o ano: a idade passaria de 130 anos."],
     ["birthDate", "1/1/90", "Use o formato DD/MM/AAAA."],
+    ["birthDate", "ontem", "Use o formato DD/MM/AAAA."],
+    ["birthDate", "n/d", "Use o formato DD/MM/AAAA."],
     ["externalId", "x".repeat(101), "Use no máximo 100 caracteres."],
   ])("refuses %s %j: %s", (field, value, message) => {
     expect(errorsOf({ [field]: value })).toEqual({ [field]: message });
