@@ -32,7 +32,7 @@ test("a sale goes from the form to the provider, exactly as documented", async (
   await saleForm.fill(aSale({ cpf: formatCpf(cpf), birthDate: "17/05/1990", externalId: "CRM-42" }));
   await saleForm.submit().click();
   await expect(saleForm.status()).toContainText("Venda aceita");
-  await expect(saleForm.status()).toContainText("Partner sale registered.");
+  await expect(saleForm.status()).toContainText("Venda de parceiro registrada.");
 
   const requests = await sandboxRequests();
   expect(requests).toHaveLength(1);
@@ -243,7 +243,7 @@ test("a customer who already bought the plan here is flagged before sending; the
   await saleForm.sendAnyway().click();
   await expect(saleForm.alert()).toContainText("Venda recusada");
   await expect(saleForm.alert()).toContainText("Ofereça outro plano ou confira o CPF");
-  await expect(page.locator("[data-provider-message]")).toHaveText("The customer already has this plan.");
+  await expect(page.locator("[data-provider-message]")).toHaveText("O cliente já possui este plano.");
   await expect(saleForm.plan()).toHaveAccessibleDescription(
     /O cliente já tem este plano: ofereça outro ou confira o CPF\./,
   );
@@ -267,7 +267,7 @@ test("the provider's refusal is shown: the plan no longer exists (422)", async (
   await sandboxControl("POST", "plans/withdraw", { id: PLAN.id });
   await saleForm.fill(aSale());
   await saleForm.submit().click();
-  await expect(saleForm.alert()).toContainText("The specified plan does not exist.");
+  await expect(saleForm.alert()).toContainText("O plano informado não existe.");
   await expect(saleForm.plan()).toHaveAccessibleDescription(/O fornecedor não reconhece este plano/);
   // Fixed, it goes as a new submission.
   await sandboxControl("POST", "reset");

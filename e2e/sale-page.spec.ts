@@ -78,7 +78,7 @@ test("every outcome reads in pt-BR for the agent and the supervisor, with the pr
   // The provider's own words stay its own, quoted; its codes and names only in the supervisors' details.
   const salePage = new SalePage(supervisorPage);
   await salePage.goto(accepted.submissionId);
-  await expect(salePage.providerMessage()).toHaveText("“Partner sale registered.”");
+  await expect(salePage.providerMessage()).toHaveText("“Venda de parceiro registrada.”");
   await expect(supervisorPage.getByText("ID do cliente no parceiro")).toBeVisible();
   await expect(supervisorPage.getByText("CRM-10")).toBeVisible();
   await expect(supervisorPage.getByText(formatCpf(accepted.body.customerDocument as string))).toBeVisible();
@@ -121,7 +121,7 @@ test("the scan finds English words and raw codes, and skips the provider's messa
       <p>Venda aceita, protocolo 7KQ2M-X9R4B, e-mail ana-clara@example.com, enviá-la, CPF 529.982.247-25.</p>
       <p>Sale submitted: server-error, partner_api.unreachable, submissionId</p>
       <button aria-label="Status"></button>
-      <blockquote data-provider-message>Partner sale registered.</blockquote>
+      <blockquote data-provider-message>Venda de parceiro registrada.</blockquote>
       <details data-technical-details open><summary>Detalhes técnicos</summary>HTTP 503 server-error</details>
       <p hidden>failed</p>
     </main>`);

@@ -58,7 +58,7 @@ test("the export holds the history's filter and only the agent's own sales, safe
   ]);
   expect(oldest?.slice(1, 6)).toEqual([accepted.protocol, "Aceita", "Agente Teste", "", "Helena Prado"]);
   // Formulas never run: a leading ' keeps the cell text, and the quotes keep it one cell.
-  expect(rows[1]).toContain(`;"'=HYPERLINK(""http://x"")";Partner sale registered.;;`);
+  expect(rows[1]).toContain(`;"'=HYPERLINK(""http://x"")";Venda de parceiro registrada.;;`);
   expect(all.bytes.toString("utf8")).not.toContain(someoneElse.protocol);
 
   await history.filter("A confirmar").click();

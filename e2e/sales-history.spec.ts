@@ -38,7 +38,7 @@ test("an agent finds the sale in their history, CPF masked, and opens it", async
   await expect(page.getByRole("main").getByText(protocol, { exact: true })).toBeVisible();
   await expect(page.getByText(formatCpf(cpf))).toBeVisible();
   await expect(page.getByText("(21) 3333-4444")).toBeVisible();
-  await expect(page.getByText("Partner sale registered.")).toBeVisible();
+  await expect(page.getByText("Venda de parceiro registrada.")).toBeVisible();
 });
 
 test("a supervisor sees every agent's sales; an agent cannot open another's", async ({

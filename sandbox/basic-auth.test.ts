@@ -78,13 +78,18 @@ describe("client_secret_basic on the token endpoint", () => {
   it("401 invalid_client with a challenge for a wrong secret", async () => {
     const response = await withBasic(basic(CLIENT_ID, "wrong-secret"));
     expect(response.headers.get("www-authenticate")).toBe(CHALLENGE);
-    await expectTokenError(response, 401, "invalid_client", "The specified client credentials are invalid.");
+    await expectTokenError(
+      response,
+      401,
+      "invalid_client",
+      "As credenciais de cliente informadas são inválidas.",
+    );
   });
 
   it("401 invalid_client with a challenge for an unknown client", async () => {
     const response = await withBasic(basic("someone-else", CLIENT_SECRET));
     expect(response.headers.get("www-authenticate")).toBe(CHALLENGE);
-    await expectTokenError(response, 401, "invalid_client", "The specified client_id is invalid.");
+    await expectTokenError(response, 401, "invalid_client", "O client_id informado é inválido.");
   });
 
   it.each([

@@ -112,7 +112,7 @@ const stats = async () => (await control<Stats>(url, "GET", "stats")).body;
 function expectTokenTooLarge(body: unknown) {
   expect(body).toEqual({
     error: "invalid_request",
-    error_description: `The request body must not exceed ${TOKEN_LIMIT} bytes.`,
+    error_description: `O corpo da requisição não pode passar de ${TOKEN_LIMIT} bytes.`,
     error_uri: `${url}/__sandbox/errors#invalid_request`,
   });
 }
@@ -120,7 +120,7 @@ function expectTokenTooLarge(body: unknown) {
 function expectSaleTooLarge(body: unknown) {
   expect(body).toEqual({
     data: false,
-    message: `The request body must not exceed ${SALE_LIMIT} bytes.`,
+    message: `O corpo da requisição não pode passar de ${SALE_LIMIT} bytes.`,
     success: false,
     total: null,
   });
@@ -167,7 +167,9 @@ describe("a declared Content-Length over the limit", () => {
       body: " ".repeat(limit + 1),
     });
     expect(response.status).toBe(413);
-    expect(await response.json()).toEqual({ message: `The request body must not exceed ${limit} bytes.` });
+    expect(await response.json()).toEqual({
+      message: `O corpo da requisição não pode passar de ${limit} bytes.`,
+    });
   });
 
   it("is answered at once, without waiting for a body that never comes", async () => {

@@ -17,7 +17,7 @@ export const BODY_LIMIT_BYTES: Record<Destination, number> = {
 
 /** The 413 answer in the shape the destination answers its other errors in. */
 export function bodyTooLarge(destination: Destination, errorPageUrl: string): SandboxResponse {
-  const message = `The request body must not exceed ${BODY_LIMIT_BYTES[destination]} bytes.`;
+  const message = `O corpo da requisição não pode passar de ${BODY_LIMIT_BYTES[destination]} bytes.`;
   switch (destination) {
     case "token":
       return tokenError(413, "invalid_request", message, { errorPageUrl });

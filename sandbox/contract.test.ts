@@ -83,7 +83,7 @@ describe("token endpoint", () => {
   describe("the provider's table of errors", () => {
     it("401 invalid_client when the client_id is not valid", async () => {
       const response = await requestToken(url, { ...credentials, client_id: "someone-else" });
-      await expectTokenError(response, 401, "invalid_client", "The specified client_id is invalid.");
+      await expectTokenError(response, 401, "invalid_client", "O client_id informado é inválido.");
     });
 
     it("401 invalid_client when the client credentials are not valid", async () => {
@@ -92,7 +92,7 @@ describe("token endpoint", () => {
         response,
         401,
         "invalid_client",
-        "The specified client credentials are invalid.",
+        "As credenciais de cliente informadas são inválidas.",
       );
     });
 
@@ -106,7 +106,7 @@ describe("token endpoint", () => {
           response,
           400,
           "invalid_request",
-          `The mandatory '${parameter}' parameter is missing.`,
+          `O parâmetro obrigatório '${parameter}' não foi enviado.`,
         );
       },
     );
@@ -212,7 +212,7 @@ describe("partner sale endpoint", () => {
 
   it("accepts a valid sale with the success envelope, total strictly null", async () => {
     const response = await postSale(url, token, validSale({ customerDocument: VALID_CPF }));
-    const body = await expectEnvelope(response, 200, true, "Partner sale registered.");
+    const body = await expectEnvelope(response, 200, true, "Venda de parceiro registrada.");
     expect(body.total).toBeNull();
     expect(body).toHaveProperty("total", null);
   });
@@ -245,7 +245,7 @@ describe("partner sale endpoint", () => {
     };
 
     it("401 without a token", async () => {
-      await unauthorized(await postSale(url, null, validSale()), /required/);
+      await unauthorized(await postSale(url, null, validSale()), /É necessário/);
     });
 
     it("401 with a malformed Authorization header", async () => {
@@ -254,16 +254,16 @@ describe("partner sale endpoint", () => {
         headers: { "content-type": "application/json", authorization: `Basic ${token}` },
         body: JSON.stringify(validSale()),
       });
-      await unauthorized(response, /required/);
+      await unauthorized(response, /É necessário/);
     });
 
     it("401 with an unknown token", async () => {
-      await unauthorized(await postSale(url, "not-a-token-we-issued", validSale()), /invalid/);
+      await unauthorized(await postSale(url, "not-a-token-we-issued", validSale()), /inválido/);
     });
 
     it("401 with a revoked token", async () => {
       await control(url, "POST", "tokens/revoke");
-      await unauthorized(await postSale(url, token, validSale()), /revoked/);
+      await unauthorized(await postSale(url, token, validSale()), /revogado/);
     });
 
     it("401 once the token has expired", async () => {
@@ -271,12 +271,12 @@ describe("partner sale endpoint", () => {
       const shortLived = await issueToken(url);
       await expectEnvelope(await postSale(url, shortLived, validSale()), 200, true);
       await new Promise((resolve) => setTimeout(resolve, 1050));
-      await unauthorized(await postSale(url, shortLived, validSale()), /expired/);
+      await unauthorized(await postSale(url, shortLived, validSale()), /expirou/);
       await expectEnvelope(await postSale(url, token, validSale()), 200, true);
     });
 
     it("checks the token before the body", async () => {
-      await unauthorized(await postSale(url, null, "{not json"), /required/);
+      await unauthorized(await postSale(url, null, "{not json"), /É necessário/);
     });
   });
 
@@ -287,7 +287,7 @@ describe("partner sale endpoint", () => {
         token,
         validSale({ customerPhone: "11887654321", customerDocument: "52998224724" }),
       );
-      await expectEnvelope(response, 400, false, "Invalid fields: customerDocument, customerPhone.");
+      await expectEnvelope(response, 400, false, "Campos inválidos: customerDocument, customerPhone.");
     });
 
     it("names missing required fields", async () => {
@@ -296,7 +296,7 @@ describe("partner sale endpoint", () => {
         response,
         400,
         false,
-        "Invalid fields: customerDocument, customerEmail, customerPhone, customerName, planId.",
+        "Campos inválidos: customerDocument, customerEmail, customerPhone, customerName, planId.",
       );
     });
 
@@ -320,13 +320,13 @@ describe("partner sale endpoint", () => {
       ["birthDate", "1850-01-01"],
     ])("rejects %s = %j", async (field, value) => {
       const response = await postSale(url, token, validSale({ [field]: value }));
-      await expectEnvelope(response, 400, false, `Invalid fields: ${field}.`);
+      await expectEnvelope(response, 400, false, `Campos inválidos: ${field}.`);
     });
 
     it.each(["partnerSource", "externalId", "birthDate"])('rejects %s sent as "" or null', async (field) => {
       for (const value of ["", null]) {
         const response = await postSale(url, token, validSale({ [field]: value }));
-        await expectEnvelope(response, 400, false, `Invalid fields: ${field}.`);
+        await expectEnvelope(response, 400, false, `Campos inválidos: ${field}.`);
       }
     });
 
@@ -355,13 +355,13 @@ describe("partner sale endpoint", () => {
       token,
       validSale({ planId: "00000000-0000-4000-8000-000000000000" }),
     );
-    await expectEnvelope(response, 422, false, /plan does not exist/);
+    await expectEnvelope(response, 422, false, /plano informado não existe/);
   });
 
   it("409 when the same CPF already has the same plan, but not for another plan or another CPF", async () => {
     const sale = validSale();
     await expectEnvelope(await postSale(url, token, sale), 200, true);
-    await expectEnvelope(await postSale(url, token, sale), 409, false, /already has this plan/);
+    await expectEnvelope(await postSale(url, token, sale), 409, false, /já possui este plano/);
     await expectEnvelope(
       await postSale(url, token, { ...sale, planId: ESSENCIAL_PLAN_ID.toUpperCase() }),
       409,

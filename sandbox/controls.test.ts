@@ -231,7 +231,7 @@ describe("faults", () => {
     [{ kind: "500", count: 1.5 }, /'count'/],
     [{ kind: "500", target: "plans" }, /'target'/],
     [{ kind: "500", tagret: "token" }, /tagret/],
-    ["[]", /JSON object/],
+    ["[]", /objeto JSON/],
     ["{kind", /JSON/],
   ])("refuses bad input %j with 400", async (body, message) => {
     const response = await queue(body);

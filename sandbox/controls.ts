@@ -19,7 +19,7 @@ const ok = (details: Record<string, unknown> = {}) => json(200, { ok: true, ...d
 
 function allowOnly(input: Record<string, unknown>, allowed: readonly string[]): void {
   const unknown = Object.keys(input).filter((key) => !allowed.includes(key));
-  if (unknown.length > 0) throw new ControlInputError(`Unknown field(s): ${unknown.join(", ")}.`);
+  if (unknown.length > 0) throw new ControlInputError(`Campo(s) desconhecido(s): ${unknown.join(", ")}.`);
 }
 
 function integerField(
@@ -31,7 +31,7 @@ function integerField(
 ) {
   const value = input[name] ?? fallback;
   if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-    throw new ControlInputError(`'${name}' must be an integer from ${min} to ${max}.`);
+    throw new ControlInputError(`'${name}' deve ser um inteiro de ${min} a ${max}.`);
   }
   return value;
 }
@@ -44,7 +44,7 @@ function choiceField<T extends string>(
 ): T {
   const value = input[name] ?? fallback;
   if (!choices.includes(value as T)) {
-    throw new ControlInputError(`'${name}' must be one of: ${choices.join(", ")}.`);
+    throw new ControlInputError(`'${name}' deve ser um destes: ${choices.join(", ")}.`);
   }
   return value as T;
 }
@@ -63,7 +63,7 @@ const CONTROLS: Record<string, Partial<Record<string, Control>>> = {
     POST: (input, { state }) => {
       allowOnly(input, ["id"]);
       if (typeof input.id !== "string" || !UUID_PATTERN.test(input.id)) {
-        throw new ControlInputError("'id' must be a plan's UUID.");
+        throw new ControlInputError("'id' deve ser o UUID de um plano.");
       }
       state.withdrawnPlanIds.add(input.id.toLowerCase());
       return ok({ withdrawn: [...state.withdrawnPlanIds] });
@@ -116,10 +116,10 @@ function parseInput(request: SandboxRequest): Record<string, unknown> {
   try {
     value = JSON.parse(request.rawBody);
   } catch {
-    throw new ControlInputError("The body must be JSON.");
+    throw new ControlInputError("O corpo deve ser JSON.");
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ControlInputError("The body must be a JSON object.");
+    throw new ControlInputError("O corpo deve ser um objeto JSON.");
   }
   return value as Record<string, unknown>;
 }
@@ -128,11 +128,12 @@ export function handleControlRequest(request: SandboxRequest, context: ControlCo
   if (request.pathname === ERROR_PAGE_PATH) return errorPage();
   const name = request.pathname.slice(CONTROL_PREFIX.length);
   const methods = Object.hasOwn(CONTROLS, name) ? CONTROLS[name] : undefined;
-  if (!methods) return json(404, { ok: false, message: `No sandbox control at ${request.pathname}.` });
+  if (!methods)
+    return json(404, { ok: false, message: `Nenhum controle do sandbox em ${request.pathname}.` });
   const control = methods[request.method];
   if (!control) {
     const allowed = Object.keys(methods).join(", ");
-    return json(405, { ok: false, message: `Use ${allowed} on ${request.pathname}.` }, { allow: allowed });
+    return json(405, { ok: false, message: `Use ${allowed} em ${request.pathname}.` }, { allow: allowed });
   }
   try {
     return control(parseInput(request), context);

@@ -5,10 +5,10 @@ export const ERROR_PAGE_PATH = "/__sandbox/errors";
 
 const EXPLANATIONS: Record<TokenErrorCode, string> = {
   invalid_request:
-    "The request is missing a mandatory parameter (grant_type, client_id or client_secret), repeats one, authenticates the client both with a Basic Authorization header and with client_secret in the body, or its body is not form-encoded (Content-Type: application/x-www-form-urlencoded) or is over 8 KiB.",
-  unsupported_grant_type: "Only the client credentials flow is offered: send grant_type=client_credentials.",
+    "Falta um parâmetro obrigatório (grant_type, client_id ou client_secret), um parâmetro veio repetido, o cliente se autenticou ao mesmo tempo pelo cabeçalho Authorization Basic e pelo client_secret no corpo, ou o corpo não é form-encoded (Content-Type: application/x-www-form-urlencoded) ou passa de 8 KiB.",
+  unsupported_grant_type: "Só o fluxo client credentials é oferecido: envie grant_type=client_credentials.",
   invalid_client:
-    "The client_id is not known, the client_secret does not match it, or the Basic Authorization header is not base64(client_id:client_secret) with both parts form-encoded. Check the credentials issued to the partner.",
+    "O client_id não é conhecido, o client_secret não confere com ele, ou o cabeçalho Authorization Basic não é base64(client_id:client_secret) com as duas partes form-encoded. Confira as credenciais emitidas para o parceiro.",
 };
 
 export function errorPage(): SandboxResponse {
@@ -19,10 +19,10 @@ export function errorPage(): SandboxResponse {
     200,
     "text/html; charset=utf-8",
     `<!DOCTYPE html>
-<html lang="en">
-<head><meta charset="utf-8"><title>Token endpoint errors</title></head>
+<html lang="pt-BR">
+<head><meta charset="utf-8"><title>Erros do endpoint de token</title></head>
 <body>
-<h1>Token endpoint errors</h1>
+<h1>Erros do endpoint de token</h1>
 ${sections}
 </body>
 </html>

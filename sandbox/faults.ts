@@ -26,7 +26,7 @@ export function faultReply(kind: FaultKind): SandboxReply {
       return "hang";
     case "malformed":
       // Cut off mid-object, as when a response is truncated on the way.
-      return text(200, "application/json; charset=utf-8", '{"data": true, "message": "Partner sale reg');
+      return text(200, "application/json; charset=utf-8", '{"data": true, "message": "Venda de parceiro reg');
     case "html":
       return text(502, "text/html; charset=utf-8", PROXY_ERROR_PAGE);
   }

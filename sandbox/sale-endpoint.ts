@@ -13,10 +13,10 @@ export interface SaleEndpointContext {
 }
 
 const UNAUTHORIZED_MESSAGES: Record<Exclude<TokenCheck, "valid"> | "missing", string> = {
-  missing: "A bearer access token is required.",
-  unknown: "The access token is invalid.",
-  revoked: "The access token has been revoked.",
-  expired: "The access token has expired.",
+  missing: "É necessário um token de acesso Bearer.",
+  unknown: "O token de acesso é inválido.",
+  revoked: "O token de acesso foi revogado.",
+  expired: "O token de acesso expirou.",
 };
 
 export function saleEnvelope(
@@ -50,7 +50,7 @@ function parseJsonObject(rawBody: string): Record<string, unknown> | null {
 
 export function handleSaleRequest(request: SandboxRequest, context: SaleEndpointContext): SandboxResponse {
   if (request.method !== "POST") {
-    return saleEnvelope(405, false, "The partner sale endpoint only accepts POST requests.", {
+    return saleEnvelope(405, false, "O endpoint de venda de parceiro só aceita requisições POST.", {
       allow: "POST",
     });
   }
@@ -65,22 +65,22 @@ export function handleSaleRequest(request: SandboxRequest, context: SaleEndpoint
   }
 
   if (mediaType(request.headers) !== "application/json") {
-    return saleEnvelope(400, false, "The request body must be JSON (Content-Type: application/json).");
+    return saleEnvelope(400, false, "O corpo da requisição deve ser JSON (Content-Type: application/json).");
   }
   const body = parseJsonObject(request.rawBody);
-  if (!body) return saleEnvelope(400, false, "The request body must be a JSON object.");
+  if (!body) return saleEnvelope(400, false, "O corpo da requisição deve ser um objeto JSON.");
 
   const validation = validateSale(body, context.now);
   if (!validation.ok) return saleEnvelope(400, false, invalidFieldsMessage(validation.invalidFields));
 
   const { customerDocument, planId } = validation.sale;
   if (!context.plans.some((plan) => plan.id.toLowerCase() === planId.toLowerCase())) {
-    return saleEnvelope(422, false, "The specified plan does not exist.");
+    return saleEnvelope(422, false, "O plano informado não existe.");
   }
   if (state.hasSale(customerDocument, planId)) {
-    return saleEnvelope(409, false, "The customer already has this plan.");
+    return saleEnvelope(409, false, "O cliente já possui este plano.");
   }
 
   state.acceptSale({ receivedAt: request.receivedAt.toISOString(), body });
-  return saleEnvelope(200, true, "Partner sale registered.");
+  return saleEnvelope(200, true, "Venda de parceiro registrada.");
 }

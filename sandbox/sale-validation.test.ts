@@ -73,6 +73,6 @@ describe("validateSale", () => {
 
 it("formats the message our client parses", () => {
   expect(invalidFieldsMessage(["customerDocument", "customerPhone"])).toBe(
-    "Invalid fields: customerDocument, customerPhone.",
+    "Campos inválidos: customerDocument, customerPhone.",
   );
 });

@@ -50,5 +50,5 @@ export function validateSale(body: Record<string, unknown>, today: Date): SaleVa
 }
 
 export function invalidFieldsMessage(fields: readonly string[]): string {
-  return `Invalid fields: ${fields.join(", ")}.`;
+  return `Campos inválidos: ${fields.join(", ")}.`;
 }

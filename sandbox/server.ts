@@ -116,7 +116,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       case "control":
         return { reply: handleControlRequest(request, { state, plans: availablePlans() }) };
       case "other":
-        return { reply: json(404, { message: `Nothing at ${request.method} ${request.pathname}.` }) };
+        return { reply: json(404, { message: `Nenhum recurso em ${request.method} ${request.pathname}.` }) };
     }
   }
 
@@ -158,7 +158,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       if (shutdown.signal.aborted) return;
       entry.status = 500;
       entry.error = error instanceof Error ? error.message : String(error);
-      send(response, json(500, { message: "The sandbox failed to handle this request." }));
+      send(response, json(500, { message: "O sandbox falhou ao tratar esta requisição." }));
     }
     entry.durationMs = Math.round(performance.now() - startedAt);
     log(entry);

@@ -40,7 +40,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 
 let cpfCounter = 100_000_000;
 
-/** A fresh valid CPF on every call, so tests never collide on "customer already has this plan". */
+/** A fresh valid CPF on every call, so tests never collide on "o cliente já possui este plano". */
 export function generateCpf(): string {
   const base = String(cpfCounter++).padStart(9, "0");
   return base + cpfCheckDigits(base);

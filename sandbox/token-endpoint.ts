@@ -66,7 +66,7 @@ function presentedCredentials(
   context: TokenEndpointContext,
 ): PresentedCredentials | SandboxResponse {
   const missing = (name: string) =>
-    tokenError(400, "invalid_request", `The mandatory '${name}' parameter is missing.`, context);
+    tokenError(400, "invalid_request", `O parâmetro obrigatório '${name}' não foi enviado.`, context);
   const basic = basicCredentials(request.headers.authorization);
   if (basic === null) {
     const clientId = form.get("client_id");
@@ -79,7 +79,7 @@ function presentedCredentials(
     return tokenError(
       400,
       "invalid_request",
-      "The client must authenticate with one method only: the Basic Authorization header or client_secret in the body, not both.",
+      "O cliente deve se autenticar por um único método: o cabeçalho Authorization Basic ou o client_secret no corpo, não os dois.",
       context,
     );
   }
@@ -87,7 +87,7 @@ function presentedCredentials(
     return tokenError(
       401,
       "invalid_client",
-      "The Basic Authorization header is malformed; send base64(client_id:client_secret), each form-encoded.",
+      "O cabeçalho Authorization Basic está malformado; envie base64(client_id:client_secret), cada parte form-encoded.",
       context,
       BASIC_CHALLENGE,
     );
@@ -97,7 +97,7 @@ function presentedCredentials(
     return tokenError(
       400,
       "invalid_request",
-      "The 'client_id' parameter does not match the client of the Basic Authorization header.",
+      "O parâmetro 'client_id' não confere com o cliente do cabeçalho Authorization Basic.",
       context,
     );
   }
@@ -106,14 +106,14 @@ function presentedCredentials(
 
 export function handleTokenRequest(request: SandboxRequest, context: TokenEndpointContext): SandboxResponse {
   if (request.method !== "POST") {
-    return tokenError(405, "invalid_request", "The token endpoint only accepts POST requests.", context);
+    return tokenError(405, "invalid_request", "O endpoint de token só aceita requisições POST.", context);
   }
   const form = tokenForm(request);
   if (!form) {
     return tokenError(
       400,
       "invalid_request",
-      "The request body must be form-encoded (Content-Type: application/x-www-form-urlencoded).",
+      "O corpo da requisição deve ser form-encoded (Content-Type: application/x-www-form-urlencoded).",
       context,
     );
   }
@@ -130,13 +130,18 @@ export function handleTokenRequest(request: SandboxRequest, context: TokenEndpoi
 
   const grantType = form.get("grant_type");
   if (!grantType) {
-    return tokenError(400, "invalid_request", "The mandatory 'grant_type' parameter is missing.", context);
+    return tokenError(
+      400,
+      "invalid_request",
+      "O parâmetro obrigatório 'grant_type' não foi enviado.",
+      context,
+    );
   }
   if (grantType !== "client_credentials") {
     return tokenError(
       400,
       "unsupported_grant_type",
-      "The specified 'grant_type' is not supported; use 'client_credentials'.",
+      "O 'grant_type' informado não é suportado; use 'client_credentials'.",
       context,
     );
   }
@@ -144,13 +149,13 @@ export function handleTokenRequest(request: SandboxRequest, context: TokenEndpoi
   if ("status" in presented) return presented;
   const challenge = presented.viaBasic ? BASIC_CHALLENGE : {};
   if (presented.clientId !== context.clientId) {
-    return tokenError(401, "invalid_client", "The specified client_id is invalid.", context, challenge);
+    return tokenError(401, "invalid_client", "O client_id informado é inválido.", context, challenge);
   }
   if (!sameSecret(presented.clientSecret, context.clientSecret)) {
     return tokenError(
       401,
       "invalid_client",
-      "The specified client credentials are invalid.",
+      "As credenciais de cliente informadas são inválidas.",
       context,
       challenge,
     );

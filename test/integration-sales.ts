@@ -12,7 +12,11 @@ export async function insertIntegration(db: Database, name: string): Promise<Int
   return integration!;
 }
 
-const ACCEPTED: SaleOutcome = { status: "accepted", httpStatus: 201, message: "Partner sale registered." };
+const ACCEPTED: SaleOutcome = {
+  status: "accepted",
+  httpStatus: 201,
+  message: "Venda de parceiro registrada.",
+};
 
 /**
  * A sale an integration's API key made, as the ledger records one: claimed with its sellers, then answered. Alone

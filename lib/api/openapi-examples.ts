@@ -33,7 +33,7 @@ export const SALE_RESULTS = {
     value: recorded({
       status: "rejected",
       upstreamStatus: 409,
-      upstreamMessage: "Cliente já possui o plano.",
+      upstreamMessage: "O cliente já possui este plano.",
     }),
   },
   failed: {

@@ -62,7 +62,9 @@ describe.each(testDatabases)("customer-data retention on $name", ({ open }) => {
       request,
       createdAt: new Date(NOW.getTime() - ageDays * DAY),
       // What the provider answered stays: its words are the business's record, not the customer's data.
-      ...(status === "accepted" ? { upstreamStatus: 200, upstreamMessage: "Partner sale registered." } : {}),
+      ...(status === "accepted"
+        ? { upstreamStatus: 200, upstreamMessage: "Venda de parceiro registrada." }
+        : {}),
     });
     return { ...row, request };
   }
@@ -129,7 +131,7 @@ describe.each(testDatabases)("customer-data retention on $name", ({ open }) => {
       });
       // Retention keeps no way back to the customer: no digest (a request's erasure keeps one, below).
       expect(row.customerDocumentDigest).toBeNull();
-      if (row.status === "accepted") expect(row.upstreamMessage).toBe("Partner sale registered.");
+      if (row.status === "accepted") expect(row.upstreamMessage).toBe("Venda de parceiro registrada.");
     }
     // Unsettled sales keep their data: the provider may hold them, a supervisor asks with it.
     for (const sale of [unknown, pending, recent]) {

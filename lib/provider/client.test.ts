@@ -8,7 +8,7 @@ import {
   validSale,
   type RunningSandbox,
 } from "@/sandbox/test-support";
-import { createProviderClient, type ProviderConfig, type SaleFields } from "./client";
+import { createProviderClient, fieldsNamedIn, type ProviderConfig, type SaleFields } from "./client";
 
 let sandbox: RunningSandbox;
 
@@ -143,7 +143,7 @@ describe("sale outcomes", () => {
     expect(await client.postSale(fields)).toEqual({
       status: "accepted",
       httpStatus: 200,
-      message: "Partner sale registered.",
+      message: "Venda de parceiro registrada.",
     });
 
     const { body: requests } = await control<
@@ -240,11 +240,11 @@ describe("sale outcomes", () => {
     await client.postSale(first);
     const duplicate = await client.postSale(first);
     expect(duplicate).toMatchObject({ status: "rejected", httpStatus: 409 });
-    expect(duplicate.status === "rejected" && duplicate.message).toMatch(/already/i);
+    expect(duplicate.status === "rejected" && duplicate.message).toMatch(/já possui/i);
 
     const unknownPlan = await client.postSale(sale({ planId: "00000000-0000-4000-8000-000000000000" }));
     expect(unknownPlan).toMatchObject({ status: "rejected", httpStatus: 422 });
-    expect(unknownPlan.status === "rejected" && unknownPlan.message).toMatch(/plan/i);
+    expect(unknownPlan.status === "rejected" && unknownPlan.message).toMatch(/plano/i);
   });
 
   it("treats a second 401 after a fresh token as a configuration failure", async () => {
@@ -279,5 +279,18 @@ describe("warm-up", () => {
       ok: false,
       code: "partner_api.invalid_client",
     });
+  });
+});
+
+describe("the fields a rejection names", () => {
+  it.each([
+    ["Campos inválidos: customerDocument, customerPhone.", 400, ["customerDocument", "customerPhone"]],
+    ["Invalid fields: planId.", 400, ["planId"]],
+    ["O plano informado não existe.", 422, ["planId"]],
+    ["The specified plan does not exist.", 422, ["planId"]],
+    ["O cliente já possui este plano.", 409, []],
+    ["Planejamento indisponível.", 422, []],
+  ])("%s (%i) names %j", (message, status, fields) => {
+    expect(fieldsNamedIn(message, status)).toEqual(fields);
   });
 });

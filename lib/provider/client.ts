@@ -71,8 +71,8 @@ export function buildSaleBody(sale: SaleFields, partnerSource: string | undefine
 /** The upstream names invalid fields in its message; pick out the ones it mentions. */
 export function fieldsNamedIn(message: string, httpStatus?: number): PartnerSaleField[] {
   const fields = PARTNER_SALE_FIELDS.filter((field) => new RegExp(`\\b${field}\\b`, "i").test(message));
-  // 422 is the unknown plan, named in words ("The specified plan does not exist.").
-  if (httpStatus === 422 && fields.length === 0 && /\bplan\b/i.test(message)) fields.push("planId");
+  // 422 is the unknown plan, named in words ("O plano informado não existe.", or in English "…plan does not…").
+  if (httpStatus === 422 && fields.length === 0 && /\bplano?\b/i.test(message)) fields.push("planId");
   return fields;
 }
 

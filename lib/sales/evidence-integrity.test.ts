@@ -56,7 +56,7 @@ describe.each(testDatabases)("a scripted sale's evidence and its dispute pack on
         planId: "6f1c2a9e-0b7d-4c3e-9a51-2d8f4b6e7c10",
       }) as unknown as PartnerSaleRequestBody,
       upstreamStatus: 200,
-      upstreamMessage: "Partner sale registered.",
+      upstreamMessage: "Venda de parceiro registrada.",
       completedAt: now,
     });
     const built = buildEvidence(

@@ -8,7 +8,11 @@ import type { SaleOutcome } from "@/lib/provider";
 import { testDatabases } from "@/test/databases";
 import { deferOutcome, deferredSubmissionIds, writeDeferredOutcomes } from "./outcome-outbox";
 
-const accepted: SaleOutcome = { status: "accepted", httpStatus: 200, message: "Partner sale registered." };
+const accepted: SaleOutcome = {
+  status: "accepted",
+  httpStatus: 200,
+  message: "Venda de parceiro registrada.",
+};
 
 const request = {
   customerDocument: "52998224725",

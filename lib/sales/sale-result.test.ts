@@ -6,7 +6,7 @@ const facts = (overrides: Partial<RecordedSale>): RecordedSale => ({
   status: "accepted",
   protocol: "7KQ2MX9R4B",
   upstreamStatus: 200,
-  upstreamMessage: "Partner sale registered.",
+  upstreamMessage: "Venda de parceiro registrada.",
   outcomeDetail: null,
   rejectedFields: null,
   ...overrides,
@@ -21,7 +21,7 @@ describe("what the agent reads for each outcome", () => {
       protocol: "7KQ2M-X9R4B",
       status: "accepted",
       replay: true,
-      upstreamMessage: "Partner sale registered.",
+      upstreamMessage: "Venda de parceiro registrada.",
     });
   });
 

@@ -73,7 +73,7 @@ describe.each(testDatabases)("the sales ledger on $name", ({ open }) => {
     });
     const recorded = await row(submissionId);
     expect(recorded?.request).toEqual({ ...input, partnerSource: "Parceiro" });
-    expect(recorded?.upstreamMessage).toBe("Partner sale registered.");
+    expect(recorded?.upstreamMessage).toBe("Venda de parceiro registrada.");
     expect(recorded?.completedAt).toBeInstanceOf(Date);
   });
 
@@ -193,7 +193,7 @@ describe.each(testDatabases)("the sales ledger on $name", ({ open }) => {
       sale: {
         status: "rejected",
         upstreamStatus: 409,
-        upstreamMessage: "The customer already has this plan.",
+        upstreamMessage: "O cliente já possui este plano.",
       },
     });
     const invalid = await submit(randomUUID(), { ...sale(), customerPhone: "10987654321" });

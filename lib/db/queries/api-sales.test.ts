@@ -126,7 +126,7 @@ describe.each(testDatabases)("/api/v1's sales on $name", ({ open }) => {
     expect(least).toMatchObject({ externalId: "CRM-42", status: "accepted", provider: { message: null } });
     const full = apiSaleFor(callerWith("sales:read", "sales:read-customer"), row);
     expect(full.customer).toMatchObject({ document: input.customerDocument, email: input.customerEmail });
-    expect(full.provider.message).toBe("Partner sale registered.");
+    expect(full.provider.message).toBe("Venda de parceiro registrada.");
   });
 
   it("finds sales by protocol, externalId, status and period, newest first, page after page", async () => {
