@@ -192,7 +192,9 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
   cookies: authCookies(getConfig()),
   // The cookie's own expiry; the session row's limits (idle, 12 hours from sign-in) are what really end it.
   session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_MS / 1000 },
-  pages: { signIn: "/sign-in", error: "/sign-in" },
+  // Every page Auth.js would render itself, in English, is one of ours instead (verify-request is the e-mail
+  // providers', which this app has none of: the sign-in page, should anyone open it).
+  pages: { signIn: "/sign-in", error: "/sign-in", signOut: "/sign-out", verifyRequest: "/sign-in" },
   providers: [
     // PASSWORD_SIGN_IN=off: no password provider at all (the route handler also answers its endpoint with a 404).
     ...(getConfig().passwordSignIn ? [passwordProvider, signInStepsProvider] : []),
@@ -204,7 +206,7 @@ export const { handlers, auth, signIn, signOut } = NextAuth(() => ({
         const { embed } = getConfig();
         const token = typeof raw?.token === "string" ? raw.token : "";
         if (embed.portals.length === 0) throw new PortalTokenError("sso-off");
-        if (!token) throw new PortalTokenError("invalid");
+        if (!token) throw new PortalTokenError("malformed");
         const result = await signInWithPortalToken(await getDb(), token, embed.portals);
         if (!result.ok) {
           await logPortalRefusal(result, clientAddress(request.headers));

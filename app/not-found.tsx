@@ -1,13 +1,10 @@
-import Link from "next/link";
+import { NotFoundNotice } from "@/components/ui/not-found-notice";
 
+// Outside the signed-in area no layout gives a <main>: this page does.
 export default function NotFound() {
   return (
-    <main className="mx-auto max-w-md px-4 py-24 text-center">
-      <h1 className="text-2xl font-semibold">Página não encontrada</h1>
-      <p className="mt-2 text-slate-600">O endereço acessado não existe.</p>
-      <Link href="/" className="mt-6 inline-block font-medium text-brand-700 underline">
-        Voltar para o início
-      </Link>
+    <main>
+      <NotFoundNotice />
     </main>
   );
 }

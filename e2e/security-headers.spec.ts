@@ -122,11 +122,22 @@ test("JSON answers, the proxy's refusals and Auth.js's included, are for the app
   for (const answer of answers) expectJsonHeaders(answer);
 });
 
-test("a page Auth.js renders itself gets the page policy too", async ({ request }) => {
-  const response = await request.get("/api/auth/signout");
-  expect(response.headers()["content-type"]).toMatch(/^text\/html/);
-  expectPageHeaders(response);
-  expectStrictPagePolicy(response.headers()["content-security-policy"]);
+test("Auth.js renders no page of its own: each is a redirect to one of the app's", async ({ request }) => {
+  for (const [path, to] of [
+    ["/api/auth/signout", "/sign-out"],
+    ["/api/auth/signin", "/sign-in"],
+    ["/api/auth/error?error=Configuration", "/sign-in"],
+    ["/api/auth/verify-request", "/sign-in"],
+  ] as const) {
+    const response = await request.get(path, { maxRedirects: 0 });
+    expect(response.status(), path).toBe(302);
+    const location = new URL(response.headers().location ?? "", "http://app.invalid");
+    expect(location.pathname, path).toBe(to);
+  }
+  const page = await request.get("/sign-out");
+  expect(page.headers()["content-type"]).toMatch(/^text\/html/);
+  expectPageHeaders(page);
+  expectStrictPagePolicy(page.headers()["content-security-policy"]);
 });
 
 test("embed.d.ts, its TypeScript declarations, is served the same way, as text", async ({ request }) => {

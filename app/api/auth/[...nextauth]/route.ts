@@ -15,10 +15,9 @@ import { log } from "@/lib/log";
 const FORM = "application/x-www-form-urlencoded";
 
 /**
- * The proxy does not see these routes, so their answers get their security headers here. Most are JSON or
- * redirects; the few HTML pages Auth.js still renders itself (the sign-out confirmation at GET /api/auth/signout)
- * get the page policy, with a nonce nothing on them carries: they run no script, and their inline style is
- * refused, which leaves a plain but working form. A copy, because a redirect's headers may be immutable.
+ * The proxy does not see these routes, so their answers get their security headers here. They are JSON or
+ * redirects (auth.ts sends each page Auth.js has to one of the app's); an HTML page Auth.js might still render
+ * gets the page policy, with a nonce nothing on it carries: it runs no script, and its inline style is refused. A copy, because a redirect's headers may be immutable.
  */
 function withSecurityHeaders(request: NextRequest, response: Response): Response {
   const secured = new Response(response.body, response);
