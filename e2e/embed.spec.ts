@@ -284,9 +284,13 @@ test("a page on an origin not in the list cannot show the app, and its token is 
   await expect(frame.getByText("Entrando")).toHaveCount(0);
   expect(await page.evaluate(() => (window as unknown as PortalWindow).tokenRequests)).toBe(0);
   expect(recorded.exchanges()).toEqual([]);
+  // The portal hears why, from embed.js: the frame never spoke (10 s after it loaded as the browser's error).
+  await expect
+    .poll(() => events(page), { timeout: 30_000 })
+    .toEqual([{ type: "partner-sales:error", code: "frame_unavailable" }]);
 });
 
-test("expired, replayed, misaddressed and wrongly signed tokens each say so, fit the frame to it, tell the portal, and sign nobody in", async ({
+test("expired, replayed, misaddressed, malformed, wrongly signed and wrongly claimed tokens each say so, fit the frame to it, tell the portal, and sign nobody in", async ({
   page,
 }) => {
   const cookies = recordSessionCookies(page);
@@ -297,8 +301,11 @@ test("expired, replayed, misaddressed and wrongly signed tokens each say so, fit
     [
       "signed by another configured portal's key",
       signPortalToken({}, { signer: OTHER_PORTAL, issuer: PORTAL.issuer }),
-      "token_invalid",
+      "token_signature_invalid",
     ],
+    ["signed, but naming no one", signPortalToken({ name: " " }), "token_claims_invalid"],
+    ["signed, for 10 minutes", signPortalToken({}, { lifetime: 600 }), "token_claims_invalid"],
+    ["not a signed token", Promise.resolve("a-session-id-pasted-by-mistake"), "token_malformed"],
     ["for another audience", signPortalToken({}, { audience: "another-app" }), "token_misaddressed"],
     ["of another type", signPortalToken({}, { type: "JWT" }), "token_misaddressed"],
     [

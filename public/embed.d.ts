@@ -75,7 +75,9 @@ declare namespace PartnerSales {
 
   /** Why the frame cannot show the form (docs/embedding.md, "Events and error codes", says when each happens). */
   type ErrorCode =
-    | "token_invalid"
+    | "token_malformed"
+    | "token_signature_invalid"
+    | "token_claims_invalid"
     | "token_misaddressed"
     | "token_expired"
     | "token_replayed"
@@ -89,7 +91,9 @@ declare namespace PartnerSales {
     | "token_unavailable"
     | "session_missing"
     | "session_cookie_blocked"
-    | "service_unavailable";
+    | "service_unavailable"
+    /** Posted by embed.js, not the frame: the frame never said a word (an origin refused, the app unreachable). */
+    | "frame_unavailable";
 
   type AppearanceSetting = keyof Appearance;
 

@@ -11,6 +11,11 @@
   var PREFIX = "partner-sales:";
   // Each appearance setting's parameter in the frame's address (the app validates them: lib/embed-appearance.ts).
   var APPEARANCE_PARAMETERS = { brandColor: "brand-color", radius: "radius", fontFamily: "font-family" };
+  // How long the frame has to say its first word (ready, or an error it shows) before this script tells the
+  // portal frame_unavailable: from the iframe's load (a frame the browser refused, or could not reach, loads at
+  // once as the browser's own error page, which never speaks), and at most from mounting (a request that hangs).
+  var FIRST_WORD_AFTER_LOAD_MS = 10000;
+  var FIRST_WORD_AFTER_MOUNT_MS = 30000;
 
   function mount(element, options) {
     if (!element || !options || !options.src)
@@ -36,6 +41,32 @@
     iframe.style.border = "0";
     iframe.style.display = "block";
     iframe.style.height = (options.initialHeight || 640) + "px";
+
+    function emit(event) {
+      if (typeof options.onEvent === "function") options.onEvent(event);
+    }
+
+    // Until the frame speaks: a frame that never does gets one error event; one that speaks late goes on as usual.
+    var heard = false;
+    var silence = setTimeout(unavailable, FIRST_WORD_AFTER_MOUNT_MS);
+    function unavailable() {
+      if (heard) return;
+      heard = true;
+      if (window.console) {
+        console.warn(
+          "PartnerSales: the frame from " +
+            origin +
+            " never became ready (frame_unavailable). " +
+            "Is this page's origin in the app's EMBED_ALLOWED_ORIGINS, and is the app reachable?",
+        );
+      }
+      emit({ type: PREFIX + "error", code: "frame_unavailable" });
+    }
+    function onLoad() {
+      if (heard) return;
+      clearTimeout(silence);
+      silence = setTimeout(unavailable, FIRST_WORD_AFTER_LOAD_MS);
+    }
 
     function send(message) {
       // To the app's exact origin: if the frame was navigated elsewhere, the browser drops the message.
@@ -66,6 +97,8 @@
       if (event.origin !== origin || event.source !== iframe.contentWindow) return;
       var data = event.data;
       if (!data || typeof data.type !== "string" || data.type.indexOf(PREFIX) !== 0) return;
+      heard = true;
+      clearTimeout(silence);
       if (data.type === PREFIX + "resize" && typeof data.height === "number" && data.height > 0) {
         iframe.style.height = Math.ceil(data.height) + "px";
       }
@@ -80,10 +113,11 @@
           send({ type: PREFIX + "prefill", fields: options.prefill });
         }
       }
-      if (typeof options.onEvent === "function") options.onEvent(data);
+      emit(data);
     }
 
     window.addEventListener("message", onMessage);
+    iframe.addEventListener("load", onLoad);
     element.appendChild(iframe);
     return {
       iframe: iframe,
@@ -92,6 +126,9 @@
       },
       unmount: function () {
         window.removeEventListener("message", onMessage);
+        iframe.removeEventListener("load", onLoad);
+        clearTimeout(silence);
+        heard = true;
         if (iframe.parentNode) iframe.parentNode.removeChild(iframe);
       },
     };

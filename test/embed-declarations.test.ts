@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { EMBED_ERROR_CODES } from "@/lib/errors/embed";
+import { EMBED_ERROR_CODES, PORTAL_SIDE_ERROR_CODES } from "@/lib/errors/embed";
 
 const page = readFileSync("docs/embedding.md", "utf8");
 const section = page.slice(page.indexOf("## Events and error codes"), page.indexOf("## Appearance"));
@@ -24,9 +24,9 @@ describe("what portal developers read", () => {
     expect(problems).toEqual([]);
   });
 
-  it("the embedding page's table lists every error code the frame may post, and no other", () => {
+  it("the embedding page's table lists every error code the frame or embed.js may post, and no other", () => {
     const codes = firstColumn(/^\| `([a-z_]+)` +\|/gm).filter((cell) => cell !== "code"); // not the header
-    expect(codes.sort()).toEqual([...EMBED_ERROR_CODES].sort());
+    expect(codes.sort()).toEqual([...EMBED_ERROR_CODES, ...PORTAL_SIDE_ERROR_CODES].sort());
   });
 
   it("the embedding page lists every event and message, as public/embed.d.ts declares them", () => {

@@ -3,13 +3,13 @@
 // occur), or drift from what the frame really posts.
 import type { EmbedEvent } from "@/components/embed/parent-channel";
 import type { AppearanceSetting, AppearanceWarningCode } from "@/lib/embed-appearance";
-import type { EmbedErrorCode } from "@/lib/errors/embed";
+import type { EmbedErrorCode, PortalSideErrorCode } from "@/lib/errors/embed";
 import type { PrefillField } from "@/lib/validation/prefill";
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 type Holds<T extends true> = T;
 
-export type DeclaredErrorCodes = Holds<Same<PartnerSales.ErrorCode, EmbedErrorCode>>;
+export type DeclaredErrorCodes = Holds<Same<PartnerSales.ErrorCode, EmbedErrorCode | PortalSideErrorCode>>;
 export type DeclaredWarningCodes = Holds<Same<PartnerSales.WarningCode, AppearanceWarningCode>>;
 export type DeclaredAppearance = Holds<Same<PartnerSales.AppearanceSetting, AppearanceSetting>>;
 export type DeclaredPrefill = Holds<Same<keyof PartnerSales.Prefill, PrefillField>>;

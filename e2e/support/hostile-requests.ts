@@ -117,7 +117,7 @@ export function transportCases(): HostileRequest[] {
       headers: JSON_TYPE,
       body: Buffer.from(JSON.stringify({ token })),
       status: 401,
-      error: "token_invalid",
+      error: "token_malformed",
       ...(typeof token === "string" ? { portalSignIn: true as const } : {}),
     });
   }

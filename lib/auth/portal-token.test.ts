@@ -196,9 +196,9 @@ describe.each(testDatabases)("embed sign-in tokens on $name", ({ open }) => {
           key: createSecretKey(es.configured.key.export({ format: "pem", type: "spki" }) as Buffer),
         },
       ],
-    ])("refuses an %s as invalid, signing no one in", async (_case, signer) => {
+    ])("refuses an %s as a signature that does not hold, signing no one in", async (_case, signer) => {
       const email = `forged.${randomUUID()}@example.com`;
-      expect(await refusal(token({ sub: "partner-forged", email }, { signer }))).toBe("invalid");
+      expect(await refusal(token({ sub: "partner-forged", email }, { signer }))).toBe("signature");
       expect(await findAgentByEmail(handle.db, email)).toBeUndefined();
     });
   });
@@ -312,7 +312,7 @@ describe.each(testDatabases)("embed sign-in tokens on $name", ({ open }) => {
     });
     expect(
       await refusal(token({ ...asked, sub: "boss-3", email: "boss.c@example.com", role: "admin" })),
-    ).toBe("invalid");
+    ).toBe("claims");
   });
 
   it("accepts a token once", async () => {
@@ -332,9 +332,18 @@ describe.each(testDatabases)("embed sign-in tokens on $name", ({ open }) => {
     ["no name", () => token({ name: "" })],
     ["no e-mail", () => token({ email: "" })],
     ["an issue time in the future", () => token({}, { iat: nowSeconds + 600 })],
-    ["garbage", async () => "not.a.jwt"],
-  ])("refuses %s as invalid", async (_case, make) => {
-    expect(await refusal(make())).toBe("invalid");
+  ])("refuses %s as claims the portal got wrong", async (_case, make) => {
+    expect(await refusal(make())).toBe("claims");
+  });
+
+  const fromHs = Buffer.from(JSON.stringify({ iss: hs.signer.issuer })).toString("base64url");
+  it.each([
+    ["garbage", "not.a.jwt"],
+    ["two parts", `eyJhbGciOiJIUzI1NiJ9.${fromHs}`],
+    ["a known portal's claims under a header that is no JSON", `bm90IGpzb24.${fromHs}.c2ln`],
+    ["an empty text", ""],
+  ])("refuses %s as no signed token at all", async (_case, jwt) => {
+    expect(await refusal(Promise.resolve(jwt))).toBe("malformed");
   });
 
   it("refuses a disabled agent", async () => {

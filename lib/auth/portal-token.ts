@@ -33,12 +33,17 @@ const ALGORITHMS: Record<PortalAlgorithm, string[]> = {
 };
 
 /**
- * `misaddressed`: not meant for this app (audience, type) or from no portal it knows (issuer). `email_domain`: an
+ * `malformed`: not a signed token at all (not three parts, not JSON, no usable header). `signature`: the signature
+ * does not hold with the portal's key, or the token uses another algorithm than the portal's. `claims`: signed by
+ * the portal, but a claim is missing or malformed (`sub`, `jti`, `email`, `name`, `role`, `iat`/`exp` and the
+ * 5-minute lifetime). `misaddressed`: not meant for this app (audience, type) or from no portal it knows (issuer). `email_domain`: an
  * e-mail outside the portal's domains. `account_conflict`: an e-mail another account has (the portal never takes it
  * over). `not_linked`: someone the portal may not create, whom no operator has linked to it.
  */
 export type PortalTokenProblem =
-  | "invalid"
+  | "malformed"
+  | "signature"
+  | "claims"
   | "misaddressed"
   | "expired"
   | "replayed"
@@ -85,7 +90,7 @@ async function verify(
   try {
     ({ iss: claimedIssuer, exp: claimedExpiry } = decodeJwt(token));
   } catch {
-    return refuse("invalid", "malformed");
+    return refuse("malformed", "malformed");
   }
   // The unverified `iss` only picks which key to try; the signature and every claim are checked with that key.
   const portal = portals.find((each) => each.issuer === claimedIssuer);
@@ -110,14 +115,20 @@ async function verify(
     if (audience !== EMBED_TOKEN_AUDIENCE) return refuse("misaddressed", "audience", signedBy);
     return { portal, payload };
   } catch (error) {
-    // These are checked once the signature held: the portal did sign the token.
+    // Expiry, audience and type are checked once the signature held: the portal did sign the token.
     if (error instanceof errors.JWTExpired) return refuse("expired", "expired", signedBy);
     if (error instanceof errors.JWTClaimValidationFailed && ["aud", "typ"].includes(error.claim)) {
       return refuse("misaddressed", error.claim === "aud" ? "audience" : "type", signedBy);
     }
-    if (error instanceof errors.JWSSignatureVerificationFailed) return refuse("invalid", "signature");
-    if (error instanceof errors.JOSEAlgNotAllowed) return refuse("invalid", "algorithm");
-    return refuse("invalid", "claims");
+    if (error instanceof errors.JWSSignatureVerificationFailed) return refuse("signature", "signature");
+    if (error instanceof errors.JOSEAlgNotAllowed) return refuse("signature", "algorithm");
+    // Checked after the signature held: a claim jose reads itself (`iat`, `nbf`, a required one) or a claim set
+    // that is no JSON object.
+    if (error instanceof errors.JWTClaimValidationFailed || error instanceof errors.JWTInvalid) {
+      return refuse("claims", "claims", signedBy);
+    }
+    // A header or a part that does not decode: not a signed token at all.
+    return refuse("malformed", error instanceof errors.JOSEError ? error.code : "unreadable");
   }
 }
 
@@ -173,7 +184,7 @@ export async function signInWithPortalToken(
   const { portal, payload } = verified;
   const about = { issuer: portal.issuer };
   const claims = agentClaims(payload, now);
-  if (!claims) return refuse("invalid", "claims", about);
+  if (!claims) return refuse("claims", "claims", about);
   const { sub, jti, email, name, exp } = claims;
   // A portal that creates no agents may list no domains: any e-mail, then (the identity decides who it is).
   if (!emailDomainAllowed(normalizeEmail(email), portal.emailDomains)) {

@@ -5,7 +5,9 @@
  * that the frame's JavaScript carries these messages, not the whole table.
  */
 export const EMBED_ERROR_CODES = [
-  "token_invalid",
+  "token_malformed",
+  "token_signature_invalid",
+  "token_claims_invalid",
   "token_misaddressed",
   "token_expired",
   "token_replayed",
@@ -24,12 +26,25 @@ export const EMBED_ERROR_CODES = [
 
 export type EmbedErrorCode = (typeof EMBED_ERROR_CODES)[number];
 
+/**
+ * What embed.js itself reports to the portal, on the portal's side, when the frame never says a word: the browser
+ * refused to frame the app for this origin, or could not reach it. The frame shows nothing of ours then.
+ */
+export const PORTAL_SIDE_ERROR_CODES = ["frame_unavailable"] as const;
+
+export type PortalSideErrorCode = (typeof PORTAL_SIDE_ERROR_CODES)[number];
+
 export function isEmbedErrorCode(code: unknown): code is EmbedErrorCode {
   return (EMBED_ERROR_CODES as readonly unknown[]).includes(code);
 }
 
 export const EMBED_ERROR_MESSAGES: Record<EmbedErrorCode, string> = {
-  token_invalid: "Acesso recusado: a assinatura do portal não confere. Avise o suporte do portal.",
+  token_malformed:
+    "Acesso recusado: o portal enviou um acesso que não é um token assinado. Avise o suporte do portal.",
+  token_signature_invalid:
+    "Acesso recusado: a assinatura do acesso não confere com a chave cadastrada para este portal. Avise o suporte do portal.",
+  token_claims_invalid:
+    "Acesso recusado: o portal assinou o acesso, mas faltam dados do agente ou estão fora do formato (identificador, e-mail, nome, perfil ou validade). Avise o suporte do portal.",
   token_misaddressed:
     "Acesso recusado: ele não foi emitido para o Partner Sales ou vem de um portal não cadastrado. Avise o suporte do portal.",
   token_expired: "O acesso expirou. Abra a venda novamente pelo portal.",

@@ -127,7 +127,9 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
     message: "Muitos pedidos em pouco tempo. Aguarde o tempo indicado e tente novamente.",
   },
 
-  token_invalid: { status: 401, message: EMBED_ERROR_MESSAGES.token_invalid },
+  token_malformed: { status: 401, message: EMBED_ERROR_MESSAGES.token_malformed },
+  token_signature_invalid: { status: 401, message: EMBED_ERROR_MESSAGES.token_signature_invalid },
+  token_claims_invalid: { status: 401, message: EMBED_ERROR_MESSAGES.token_claims_invalid },
   token_misaddressed: { status: 401, message: EMBED_ERROR_MESSAGES.token_misaddressed },
   token_expired: { status: 401, message: EMBED_ERROR_MESSAGES.token_expired },
   token_replayed: { status: 401, message: EMBED_ERROR_MESSAGES.token_replayed },

@@ -14,7 +14,9 @@ import { pickPrefillFields } from "@/lib/validation/prefill";
 export const dynamic = "force-dynamic";
 
 const TOKEN_ERRORS: Record<PortalTokenProblem | "sso-off", RequestErrorCode> = {
-  invalid: "token_invalid",
+  malformed: "token_malformed",
+  signature: "token_signature_invalid",
+  claims: "token_claims_invalid",
   misaddressed: "token_misaddressed",
   expired: "token_expired",
   replayed: "token_replayed",
@@ -51,7 +53,9 @@ export async function POST(request: Request) {
   const body = await readJsonObject(request, BODY_LIMITS.embedSession);
   if (!body.ok) return errorResponse(body.code);
   const { token } = body.value;
-  if (typeof token !== "string" || !token) return errorResponse("token_invalid");
+  // No token is the portal's not handing one over; anything but text is not a token.
+  if (token === undefined || token === "") return errorResponse("token_unavailable");
+  if (typeof token !== "string") return errorResponse("token_malformed");
   const problem = await signInProblem(token);
   // Verified by the sign-in; only the prefill claim is read here.
   if (!problem) return noStoreJson(200, { prefill: pickPrefillFields(decodeJwt(token).prefill) });
