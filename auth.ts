@@ -3,7 +3,7 @@ import Credentials from "next-auth/providers/credentials";
 import { doorName, type Door } from "@/lib/auth/doors";
 import { admittedUser } from "@/lib/auth/admission";
 import { passwordCredential } from "@/lib/auth/credential";
-import { signInWithPortalToken, type PortalSignIn } from "@/lib/auth/portal-token";
+import { signInWithPortalToken, type PortalSignIn, type PortalTokenProblem } from "@/lib/auth/portal-token";
 import { noteAuthError } from "@/lib/auth/oidc-attempt";
 import { oidcProviders } from "@/lib/auth/oidc-provider";
 import { OIDC_PROVIDER_ID } from "@/lib/config/oidc";
@@ -13,7 +13,7 @@ import { resolveAuthSecret } from "@/lib/auth/secret";
 import { authCookies } from "@/lib/auth/session-cookie";
 import { authenticateAgent, completeSignIn, type SignInResult } from "@/lib/auth/sign-in";
 import { passwordSignInSteps, completeSignInSteps } from "@/lib/auth/second-factor/sign-in";
-import { signInErrorPath } from "@/lib/auth/sign-in-errors";
+import { signInErrorPath } from "@/lib/errors/sign-in";
 import { identityEvents, liveSessionAgent, startSession } from "@/lib/dal/session";
 import { getDb } from "@/lib/db";
 import type { Agent, AgentRole } from "@/lib/db/schema";
@@ -50,11 +50,16 @@ declare module "@auth/core/jwt" {
   }
 }
 
-/** The code carries the wait, so the sign-in page can say how long (it holds nothing sensitive). */
+/**
+ * The account is locked for a while: the sign-in action reads the wait from the error itself (Auth.js throws it as
+ * it is to a server-side signIn), so the page can say how long. The code is all a direct POST's redirect carries.
+ */
 export class AccountLockedError extends CredentialsSignin {
+  override code = "locked";
+  readonly retryAfterSeconds: number;
   constructor(retryAfterSeconds: number) {
     super();
-    this.code = `locked:${retryAfterSeconds}`;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
@@ -71,11 +76,13 @@ export class SignInStepsError extends CredentialsSignin {
   override code = "steps";
 }
 
-/** The code names the problem so the embedded page can explain it; it holds nothing sensitive. */
+/** Why the portal's token signed no one in, for /api/embed/session to answer with its code (nothing sensitive). */
 export class PortalTokenError extends CredentialsSignin {
-  constructor(problem: string) {
+  override code = "portal_token";
+  readonly problem: PortalTokenProblem | "sso-off";
+  constructor(problem: PortalTokenProblem | "sso-off") {
     super();
-    this.code = `embed:${problem}`;
+    this.problem = problem;
   }
 }
 

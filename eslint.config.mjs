@@ -115,6 +115,22 @@ const SQL_IN_LIB_DB = {
   group: ["drizzle-orm", "drizzle-orm/*"],
   message: "SQL lives in lib/db/queries: add a query there and call it.",
 };
+const NO_HTTP_IN_DAL = {
+  group: ["next/server", "@/lib/http/json", "@/lib/http/limited", "@/lib/api/sale-status", "**/http/json"],
+  message:
+    "lib/dal is data access and its permission checks: return data or a typed refusal; the route decides the HTTP answer.",
+};
+const DAL_BELOW_USE_CASES = {
+  group: ["@/lib/sales/sell", "@/lib/actions", "@/lib/actions/*", "@/lib/api/api-key"],
+  message:
+    "lib/dal is below the use cases (lib/sales/sell.ts), actions and routes' doors: they call it, not it them.",
+};
+const ERRORS_ARE_WORDS = {
+  group: ["@/lib/dal", "@/lib/dal/*", "@/lib/db", "@/lib/db/*", "@/lib/env", "server-only"],
+  allowTypeImports: true,
+  message:
+    "lib/errors holds codes and their words, for server and browser: it reads no data and no configuration.",
+};
 
 export default defineConfig([
   ...nextVitals,
@@ -181,6 +197,26 @@ export default defineConfig([
           patterns: [SQL_IN_LIB_DB],
         },
       ],
+    },
+  },
+  {
+    // lib/dal answers in data and typed refusals, under the use cases; lib/errors is words only. (Later blocks
+    // win: these repeat the rules above that also cover them.)
+    files: ["lib/dal/**"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [SQL_IN_LIB_DB, NOTHING_IMPORTS_APP, NO_HTTP_IN_DAL, DAL_BELOW_USE_CASES] },
+      ],
+    },
+  },
+  {
+    files: ["lib/errors/**"],
+    ignores: ["**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [SQL_IN_LIB_DB, NOTHING_IMPORTS_APP] }],
+      "@typescript-eslint/no-restricted-imports": ["error", { patterns: [ERRORS_ARE_WORDS] }],
     },
   },
   globalIgnores([

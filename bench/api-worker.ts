@@ -7,7 +7,7 @@ import type pg from "pg";
 import { apiSale } from "../lib/api/sale-representation";
 import { generateApiKey, type ApiScope } from "../lib/auth/api-keys";
 import { passwordCredential } from "../lib/auth/credential";
-import { authenticateApiKey } from "../lib/dal/api-key";
+import { authenticateApiKey } from "../lib/api/api-key";
 import { liveSessionAgent } from "../lib/dal/session";
 import { closeDb, getDb, type Database } from "../lib/db";
 import { createApiKey } from "../lib/db/queries/api-keys";

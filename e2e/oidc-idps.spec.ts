@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "@playwright/test";
 import { freePort } from "../bench/lib/processes";
-import { signInMessageFor } from "../lib/auth/sign-in-errors";
+import { signInMessageFor } from "../lib/errors/sign-in";
 import { expect, test } from "./fixtures";
 import { IdpLoginPage } from "./pages/idp-login-page";
 import { SignInPage } from "./pages/sign-in-page";

@@ -2,7 +2,7 @@ import { request as playwrightRequest, type Page } from "@playwright/test";
 import AxeBuilder from "@axe-core/playwright";
 import pg from "pg";
 import { freePort } from "../bench/lib/processes";
-import { signInMessageFor, type SignInErrorCode } from "../lib/auth/sign-in-errors";
+import { signInMessageFor, type SignInErrorCode } from "../lib/errors/sign-in";
 import { expect, test } from "./fixtures";
 import { IdpLoginPage } from "./pages/idp-login-page";
 import { SignInPage } from "./pages/sign-in-page";

@@ -14,6 +14,7 @@ import {
 } from "../lib/db/queries/customer-data";
 import { ERASURE_LABELS, formatDateTime, STATUS_LABELS } from "../lib/format";
 import { formatProtocol } from "../lib/sales/protocol";
+import { planName } from "../lib/plans";
 import { parseCpf } from "../lib/validation/sale";
 import { CommandError, runCli, UsageError, type CliContext } from "./cli";
 
@@ -51,9 +52,6 @@ function requireReason(value: string | undefined): string {
   return reason;
 }
 
-const planName = (config: Config, planId: string) =>
-  config.plans?.find((plan) => plan.id.toLowerCase() === planId.toLowerCase())?.name ?? planId;
-
 /** Who sold it, as `find` lists it: "ana@example.com", "ana@example.com via crm", "integration crm". */
 function seller({ agent, integration }: CustomerSale): string {
   if (!agent) return `integration ${integration?.name ?? "?"}`;
@@ -69,7 +67,7 @@ function describe(found: CustomerSale, config: Config): string {
     formatProtocol(sale.protocol),
     formatDateTime(sale.createdAt, config.timeZone, "minutes"),
     STATUS_LABELS[sale.status],
-    planName(config, sale.request.planId),
+    planName(config.plans, sale.request.planId),
     seller(found),
     customer,
   ].join("  ");

@@ -91,6 +91,30 @@ describe("the layers, as lint rules", () => {
       'import { eq } from "drizzle-orm";\nexport const x = eq;\n',
       "no-restricted-imports",
     ],
+    [
+      "lib/dal builds an HTTP answer",
+      "lib/dal/widget.ts",
+      'import { errorResponse } from "@/lib/http/json";\nexport const x = errorResponse;\n',
+      "no-restricted-imports",
+    ],
+    [
+      "lib/dal calls the sale use case above it",
+      "lib/dal/widget.ts",
+      'import { sellAsSignedInAgent } from "@/lib/sales/sell";\nexport const x = sellAsSignedInAgent;\n',
+      "no-restricted-imports",
+    ],
+    [
+      "lib/dal writes its own SQL (the rule repeated in its block)",
+      "lib/dal/widget.ts",
+      'import { sql } from "drizzle-orm";\nexport const x = sql`select 1`;\n',
+      "no-restricted-imports",
+    ],
+    [
+      "lib/errors reads the configuration",
+      "lib/errors/widget.ts",
+      'import { getConfig } from "@/lib/env";\nexport const x = getConfig;\n',
+      "@typescript-eslint/no-restricted-imports",
+    ],
   ])("fails when %s", async (_what, path, code, rule) => {
     expect(await rulesFiring(path, code)).toContain(rule);
   });
@@ -120,6 +144,16 @@ describe("the layers, as lint rules", () => {
       "lib/validation imports its own kind",
       "lib/validation/widget.ts",
       'import { SALE_FIELDS } from "@/lib/validation/sale";\nexport const x = SALE_FIELDS;\n',
+    ],
+    [
+      "lib/dal reads through a query and names an HTTP-free refusal",
+      "lib/dal/widget.ts",
+      'import { findSale } from "@/lib/db/queries/sales";\nimport type { RequestErrorCode } from "@/lib/errors";\nexport const x = findSale;\nexport type Y = RequestErrorCode;\n',
+    ],
+    [
+      "lib/errors names a database type",
+      "lib/errors/widget.ts",
+      'import type { SaleStatus } from "@/lib/db/schema";\nexport type X = SaleStatus;\n',
     ],
     [
       "a query writes SQL",

@@ -1,6 +1,6 @@
 import type { ReactNode, Ref } from "react";
 import { Notice, type NoticeTone } from "@/components/ui/notice";
-import type { KnownCustomer } from "@/lib/dal/sales";
+import type { KnownCustomer } from "@/lib/sales/sell";
 import type { SaleResult } from "@/lib/sales/sale-result";
 
 const TONE: Record<SaleResult["status"] | KnownCustomer["status"], NoticeTone> = {

@@ -6,7 +6,7 @@ import { useForm, useWatch } from "react-hook-form";
 import { Button } from "@/components/ui/button";
 import { FormField, inputClassName } from "@/components/ui/form-field";
 import { Notice } from "@/components/ui/notice";
-import type { PlanOption } from "@/lib/dal/plans";
+import type { PlanOption } from "@/lib/plans";
 import { SALE_FIELD_MASKS } from "@/lib/masks";
 import { MAX_RECORDING_ID_LENGTH } from "@/lib/validation/evidence";
 import {

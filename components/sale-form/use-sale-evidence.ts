@@ -68,7 +68,7 @@ export function useSaleEvidence(script: ShownScript | null) {
       return Object.fromEntries(Object.entries(errors).filter(([, message]) => message));
     },
 
-    /** The server's word on the evidence (lib/dal/sell.ts), shown on its control. */
+    /** The server's word on the evidence (lib/sales/sell.ts), shown on its control. */
     showErrors(errors: EvidenceErrors) {
       if (errors.confirmations) setConfirmations((current) => ({ ...current, error: errors.confirmations }));
       if (errors.recordingId) setRecording((current) => ({ ...current, error: errors.recordingId }));

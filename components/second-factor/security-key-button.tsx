@@ -7,7 +7,7 @@ import type {
   PublicKeyCredentialCreationOptionsJSON,
   PublicKeyCredentialRequestOptionsJSON,
 } from "@simplewebauthn/browser";
-import { FACTOR_MESSAGES } from "@/lib/auth/second-factor/messages";
+import { FACTOR_MESSAGES } from "@/lib/errors/second-factor";
 import { Button } from "@/components/ui/button";
 import { Notice } from "@/components/ui/notice";
 

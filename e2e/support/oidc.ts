@@ -1,5 +1,5 @@
 import type { APIRequestContext, Browser, Page } from "@playwright/test";
-import { signInMessageFor, type SignInErrorCode } from "../../lib/auth/sign-in-errors";
+import { signInMessageFor, type SignInErrorCode } from "../../lib/errors/sign-in";
 import { expect } from "../fixtures";
 import { IdpLoginPage } from "../pages/idp-login-page";
 import { SignInPage } from "../pages/sign-in-page";

@@ -21,7 +21,8 @@ import {
   startKeyEnrolment,
   startTotpEnrolment,
 } from "@/lib/auth/second-factor/factors";
-import { FACTOR_MESSAGES, lockedMessage } from "@/lib/auth/second-factor/messages";
+import { FACTOR_MESSAGES } from "@/lib/errors/second-factor";
+import { lockedMessage } from "@/lib/errors/wait";
 import { secondFactorRequired, startedBySession } from "@/lib/auth/second-factor/policy";
 import { requireAgent, type SessionAgent } from "@/lib/dal/session";
 import { getDb } from "@/lib/db";

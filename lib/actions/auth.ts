@@ -4,31 +4,26 @@ import type { Route } from "next";
 import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { AuthError, CredentialsSignin } from "next-auth";
-import { signIn, signOut } from "@/auth";
+import { AccountLockedError, signIn, SignInBusyError, SignInStepsError, signOut } from "@/auth";
 import type { ActionState } from "@/lib/action-state";
 import { withOidcAttempt } from "@/lib/auth/oidc-attempt";
 import { OIDC_PROVIDER_ID } from "@/lib/config/oidc";
 import { newStepsToken, STEPS_PATH, stepsCookie } from "@/lib/auth/second-factor/steps";
-import { signInErrorPath } from "@/lib/auth/sign-in-errors";
+import { signInErrorPath } from "@/lib/errors/sign-in";
 import { getConfig } from "@/lib/env";
 import { endOtherSessions, endSessionNamedBy, verifySession } from "@/lib/dal/session";
 import { signInOptions } from "@/lib/dal/sign-in-options";
 import type { DoorKind } from "@/lib/db/schema";
 import { userMessageFor } from "@/lib/errors";
+import { lockedMessage } from "@/lib/errors/wait";
 import { safeReturnPath } from "@/lib/safe-return-path";
 import { parseSignInCredentials, type SignInField } from "@/lib/validation/sign-in";
 
 export type { SignInField } from "@/lib/validation/sign-in";
 
-function waitMessage(code: string): string {
-  const seconds = Number(code.split(":")[1]) || 60;
-  const minutes = Math.max(1, Math.ceil(seconds / 60));
-  return `Muitas tentativas sem sucesso. Por segurança, aguarde ${minutes} ${minutes === 1 ? "minuto" : "minutos"} e tente novamente.`;
-}
-
-function refusalMessage(code: string): string {
-  if (code.startsWith("locked:")) return waitMessage(code);
-  if (code === "busy") return userMessageFor("busy");
+function refusalMessage(error: CredentialsSignin): string {
+  if (error instanceof AccountLockedError) return lockedMessage(error.retryAfterSeconds);
+  if (error instanceof SignInBusyError) return userMessageFor("busy");
   return userMessageFor("invalid_credentials");
 }
 
@@ -66,13 +61,13 @@ export async function signInAction(
       redirectTo: returnTo,
     });
   } catch (error) {
-    if (error instanceof CredentialsSignin && error.code === "steps") {
+    if (error instanceof SignInStepsError) {
       const cookie = stepsCookie(getConfig());
       (await cookies()).set(cookie.name, challenge, cookie.options);
       redirect(STEPS_PATH as Route);
     }
     if (error instanceof CredentialsSignin) {
-      return { ok: false, fieldErrors: {}, message: refusalMessage(error.code), values };
+      return { ok: false, fieldErrors: {}, message: refusalMessage(error), values };
     }
     if (error instanceof AuthError) {
       return { ok: false, fieldErrors: {}, message: userMessageFor("service_unavailable"), values };

@@ -3,10 +3,10 @@
 import { revalidatePath } from "next/cache";
 import { redirect } from "next/navigation";
 import type { ActionState } from "@/lib/action-state";
-import { limitedMessage } from "@/lib/dal/limits";
-import { settleSaleAsSupervisor, type KnownCustomer } from "@/lib/dal/sales";
+import { limitedMessage } from "@/lib/errors/wait";
+import { settleSaleAsSupervisor } from "@/lib/dal/sales";
 import { verifySession } from "@/lib/dal/session";
-import { sellAsSignedInAgent } from "@/lib/dal/sell";
+import { sellAsSignedInAgent, type KnownCustomer } from "@/lib/sales/sell";
 import { userMessageFor } from "@/lib/errors";
 import type { SaleResult } from "@/lib/sales/sale-result";
 import { isSaleResolution } from "@/lib/sales/settlement";

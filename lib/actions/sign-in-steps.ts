@@ -23,7 +23,8 @@ import {
   type FactorProof,
 } from "@/lib/auth/second-factor/factors";
 import { enrolled, passwordChanged } from "@/lib/auth/second-factor/events";
-import { FACTOR_MESSAGES, lockedMessage } from "@/lib/auth/second-factor/messages";
+import { FACTOR_MESSAGES } from "@/lib/errors/second-factor";
+import { lockedMessage } from "@/lib/errors/wait";
 import { startedBySignIn } from "@/lib/auth/second-factor/policy";
 import { parseCredentialJson } from "@/lib/auth/second-factor/credential-json";
 import {
@@ -33,7 +34,7 @@ import {
   stepsInProgress,
   type StepsInProgress,
 } from "@/lib/auth/second-factor/steps";
-import { signInErrorPath } from "@/lib/auth/sign-in-errors";
+import { signInErrorPath } from "@/lib/errors/sign-in";
 import { getDb } from "@/lib/db";
 import { changeOwnPassword } from "@/lib/db/queries/agents";
 import { endChallenge, takeWebauthnChallenge, updateChallenge } from "@/lib/db/queries/sign-in-challenges";

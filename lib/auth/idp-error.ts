@@ -1,4 +1,4 @@
-import type { OidcErrorCode } from "./oidc-errors";
+import type { OidcErrorCode } from "@/lib/errors/oidc";
 
 /**
  * An IdP's own error code, from the authorization response (`?error=`, RFC 6749 4.1.2.1, OpenID Connect Core

@@ -7,7 +7,7 @@ import { doorName } from "./doors";
 import { resolveAuthSecret } from "./secret";
 import { authCookies } from "./session-cookie";
 import { failureForIdpError, idpErrorLabel, idpErrorOf, type IdpError } from "./idp-error";
-import type { OidcErrorCode } from "./oidc-errors";
+import type { OidcErrorCode } from "@/lib/errors/oidc";
 import { getConfig } from "@/lib/env";
 import { log } from "@/lib/log";
 import { countIdpError, countSignInRefusal } from "@/lib/metrics";

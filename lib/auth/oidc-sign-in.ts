@@ -11,10 +11,10 @@ import {
   type LinkedAgent,
 } from "@/lib/db/queries/identities";
 import { admitIdentity, type Admission } from "./admission";
-import type { OidcErrorCode } from "./oidc-errors";
+import type { OidcErrorCode } from "@/lib/errors/oidc";
 import { personFromClaims, roleFromClaims } from "./oidc-claims";
 
-/** Why a person the IdP vouched for is still not let in (each has its pt-BR message in ./oidc-errors.ts). */
+/** Why a person the IdP vouched for is still not let in (each has its pt-BR message in lib/errors/oidc.ts). */
 export type OidcRefusal = Exclude<
   OidcErrorCode,
   "oidc_unreachable" | "oidc_cancelled" | "oidc_state_mismatch"

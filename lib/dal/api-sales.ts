@@ -5,7 +5,7 @@ import type { ListSalesQuery } from "@/lib/api/requests";
 import { getDb } from "@/lib/db";
 import { findApiSale, saleChanges, searchSales, type ApiSaleRow } from "@/lib/db/queries/api-sales";
 import { isUuid } from "@/lib/validation/sale";
-import { readsCustomer, type ApiCaller } from "./api-key";
+import { readsCustomer, type ApiCaller } from "./api-caller";
 
 /** A ledger row as the caller may see it: customer data and the provider's words only if it `readsCustomer`. */
 export function apiSaleFor(caller: ApiCaller, row: ApiSaleRow): ApiSale {

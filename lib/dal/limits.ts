@@ -4,10 +4,9 @@ import { getDb } from "@/lib/db";
 import { releaseLease, takeLease } from "@/lib/db/queries/job-leases";
 import { spendBudget, type BudgetPolicy, type BudgetSpent } from "@/lib/db/queries/request-budgets";
 import { getConfig } from "@/lib/env";
-import { errorResponse } from "@/lib/http/json";
 import { countLimitedRequest, type RequestLimitName } from "@/lib/metrics";
 import { securityEventOnce } from "@/lib/security-log";
-import type { ApiCaller } from "./api-key";
+import type { ApiCaller } from "./api-caller";
 import { verifySessionSpending, type SessionAgent } from "./session";
 
 /** Who spends: a person's session, or an integration through one of its API keys (all its keys share a budget). */
@@ -105,30 +104,6 @@ async function refused(limit: RequestLimitName, spender: Spender, retryAfterSeco
     details: { limit, retryAfterSeconds, ...(isIntegration(spender) ? { prefix: spender.prefix } : {}) },
   });
   return { ok: false, limit, retryAfterSeconds } as const;
-}
-
-/** The JSON answer to a refused request: `429`, and when to come back. */
-export function limitedResponse({
-  limit,
-  retryAfterSeconds,
-}: {
-  limit?: RequestLimitName;
-  retryAfterSeconds: number;
-}): Response {
-  const code =
-    limit === "export" ? "export_in_progress" : limit === "export_busy" ? "exports_busy" : "rate_limited";
-  const response = errorResponse(code);
-  response.headers.set("Retry-After", String(retryAfterSeconds));
-  return response;
-}
-
-/** What a page says instead of its content, in pt-BR. */
-export function limitedMessage(retryAfterSeconds: number): string {
-  const wait =
-    retryAfterSeconds < 60
-      ? `${retryAfterSeconds} segundo${retryAfterSeconds === 1 ? "" : "s"}`
-      : `${Math.ceil(retryAfterSeconds / 60)} minuto${retryAfterSeconds <= 60 ? "" : "s"}`;
-  return `Muitos pedidos em pouco tempo. Aguarde ${wait} e tente novamente.`;
 }
 
 // Exports read the ledger a batch at a time for as long as the download takes. One person runs one at a time

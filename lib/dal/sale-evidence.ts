@@ -10,7 +10,8 @@ import { buildDisputePack, signDisputePack } from "@/lib/sales/dispute-pack";
 import { checkSaleEvidence, type IntegrityProblem } from "@/lib/sales/evidence-integrity";
 import { evidenceSigningKey } from "@/lib/sales/evidence-key";
 import { isUuid } from "@/lib/validation/sale";
-import { getVisibleSale, planName } from "./sales";
+import { configuredPlanName } from "./plans";
+import { getVisibleSale } from "./sales";
 import { logRefusedAccess, type SessionAgent } from "./session";
 
 /** A scripted sale's evidence as its page shows it, with what the check against the audit trail found. */
@@ -77,7 +78,7 @@ export async function exportDisputePack(
   const auditTrail = await readChainOfSale(db, sale.protocol);
   const pack = buildDisputePack({
     sale,
-    planName: planName(sale.request.planId),
+    planName: configuredPlanName(sale.request.planId),
     evidence,
     auditTrail,
     now: new Date(),

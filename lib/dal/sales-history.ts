@@ -14,7 +14,8 @@ import { ERASURE_LABELS, maskCpf } from "@/lib/format";
 import { HISTORY_PAGE_SIZE, type HistoryFilter, type HistoryView } from "@/lib/sales/history-filter";
 import { saleSearch } from "@/lib/sales/history-search";
 import { formatProtocol } from "@/lib/sales/protocol";
-import { appTimeZone, planName } from "./sales";
+import { configuredPlanName } from "./plans";
+import { appTimeZone } from "./sales";
 import type { SessionAgent } from "./session";
 
 export interface SaleListItem {
@@ -51,7 +52,7 @@ function toListItem(row: SaleListRow): SaleListItem {
       : row.request.customerName,
     erased: row.personalDataErasure !== null,
     maskedCpf: maskCpf(row.request.customerDocument),
-    planName: planName(row.request.planId),
+    planName: configuredPlanName(row.request.planId),
     externalId: row.request.externalId ?? null,
     agentName: row.agentName,
     integrationName: row.integrationName,

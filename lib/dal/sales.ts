@@ -2,87 +2,18 @@ import "server-only";
 import { getDb } from "@/lib/db";
 import { cache } from "react";
 import { rebuildSalesStatistics } from "@/lib/db/queries/customer-data";
-import { findHeldSaleOf, findSale, settleUnknownSale } from "@/lib/db/queries/sales";
+import { findSale, settleUnknownSale } from "@/lib/db/queries/sales";
 import type { Sale, SaleResolution } from "@/lib/db/schema";
 import { getConfig } from "@/lib/env";
-import { formatDateTime } from "@/lib/format";
 import { log } from "@/lib/log";
-import { provider } from "@/lib/provider";
 import { formatProtocol } from "@/lib/sales/protocol";
 import type { TimelineFacts } from "@/lib/sales/sale-timeline";
-import { submitSale, type Submission } from "@/lib/sales/submit-sale";
-import { createSaleSchema, isUuid, type ValidSale } from "@/lib/validation/sale";
+import { isUuid } from "@/lib/validation/sale";
+import { configuredPlanName } from "./plans";
 import { logRefusedAccess, type SessionAgent } from "./session";
-
-import type { SaleEvidenceToRecord } from "@/lib/db/queries/sale-evidence";
-
-let built: { config: ReturnType<typeof getConfig>; schema: ReturnType<typeof createSaleSchema> } | undefined;
-
-/** Built once per configuration: zod compiles a schema on its first parse, which costs more than the parse. */
-export function saleSchema() {
-  const config = getConfig();
-  if (built?.config !== config) {
-    built = { config, schema: createSaleSchema({ planIds: config.plans?.map((plan) => plan.id) ?? null }) };
-  }
-  return built.schema;
-}
-
-/**
- * Nothing was sent: the ledger already holds a sale of this plan for this CPF that the provider may have (accepted,
- * or still to be confirmed), so the form asks the agent to confirm before sending another.
- */
-export interface KnownCustomer {
-  status: "known_customer";
-  /** The earlier sale: whether it was accepted or is still to be confirmed, its protocol and when it was made. */
-  earlier: "accepted" | "unconfirmed";
-  protocol: string;
-  soldAt: string;
-}
-
-export async function knownCustomerSale(
-  agent: SessionAgent,
-  submissionId: string,
-  sale: ValidSale,
-): Promise<KnownCustomer | null> {
-  const earlier = await findHeldSaleOf(await getDb(), {
-    customerDocument: sale.customerDocument,
-    planId: sale.planId,
-    exceptSubmissionId: submissionId,
-    ...(getConfig().limits.knownCustomerScope === "own" ? { agentId: agent.id } : {}),
-  });
-  return earlier
-    ? {
-        status: "known_customer",
-        earlier: earlier.status === "accepted" ? "accepted" : "unconfirmed",
-        protocol: formatProtocol(earlier.protocol),
-        soldAt: formatDateTime(earlier.createdAt, appTimeZone(), "minutes"),
-      }
-    : null;
-}
-
-/**
- * A seller's submission: ledger, upstream, outcome. Callers have verified the door (session or API key) and the
- * input; the sale is the agent's, the integration's, or both (a key selling on an agent's behalf).
- */
-export async function submitSaleAs(
-  seller: { agentId: string | null; integrationId: string | null },
-  submissionId: string,
-  sale: ValidSale,
-  evidence?: SaleEvidenceToRecord,
-): Promise<Submission> {
-  return submitSale(
-    { db: await getDb(), provider: provider(), partnerSource: getConfig().provider.partnerSource },
-    { ...seller, submissionId, sale, evidence },
-  );
-}
 
 /** The zone of every time people read: history, sale page, export (APP_TIME_ZONE). */
 export const appTimeZone = (): string => getConfig().timeZone;
-
-/** A plan's name in the catalogue, or its id when the catalogue does not know it (any more). */
-export function planName(planId: string): string {
-  return getConfig().plans?.find((plan) => plan.id.toLowerCase() === planId.toLowerCase())?.name ?? planId;
-}
 
 export interface SaleDetail extends TimelineFacts {
   submissionId: string;
@@ -119,7 +50,7 @@ export const getVisibleSale = cache(
       status: sale.status,
       request: sale.request,
       erasure: sale.personalDataErasure,
-      planName: planName(sale.request.planId),
+      planName: configuredPlanName(sale.request.planId),
       agentName: sale.agentName,
       integrationName: sale.integrationName,
       attempts: sale.attempts,

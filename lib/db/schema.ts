@@ -371,7 +371,7 @@ export const sales = pgTable(
      * for a sale an integration made alone (`integrationId`); one of the two is always set.
      */
     agentId: uuid("agent_id").references(() => agents.id),
-    /** The integration whose API key made the sale (lib/dal/api-key.ts), or null for a sale made in a session. */
+    /** The integration whose API key made the sale (lib/api/api-key.ts), or null for a sale made in a session. */
     integrationId: uuid("integration_id").references(() => integrations.id),
     status: saleStatus("status").notNull().default("pending"),
     /** The body exactly as sent upstream. */

@@ -1,7 +1,7 @@
 import type { Metadata, Route } from "next";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { signInErrorFrom, signInMessageFor } from "@/lib/auth/sign-in-errors";
+import { signInErrorFrom, signInMessageFor } from "@/lib/errors/sign-in";
 import { verifySession } from "@/lib/dal/session";
 import { idpSignOutUrl, signInOptions, type SignInOptions } from "@/lib/dal/sign-in-options";
 import { safeReturnPath } from "@/lib/safe-return-path";

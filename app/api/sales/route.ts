@@ -1,5 +1,6 @@
-import { limitedResponse } from "@/lib/dal/limits";
-import { sellAsSignedInAgent } from "@/lib/dal/sell";
+import { SALE_STATUS } from "@/lib/api/sale-status";
+import { limitedResponse } from "@/lib/http/limited";
+import { sellAsSignedInAgent } from "@/lib/sales/sell";
 import { errorResponse, noStoreJson } from "@/lib/http/json";
 import { BODY_LIMITS, readJsonObject } from "@/lib/http/read-body";
 import { crossSiteRefusal } from "@/lib/http/same-origin";
@@ -18,5 +19,5 @@ export async function POST(request: Request) {
   });
   if (!sold.ok && sold.code === "rate_limited") return limitedResponse(sold);
   if (!sold.ok) return errorResponse(sold.code, sold.fieldErrors);
-  return noStoreJson(sold.httpStatus, sold.result);
+  return noStoreJson(SALE_STATUS[sold.outcome], sold.result);
 }

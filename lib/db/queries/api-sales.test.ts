@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { feedCursor, readFeedStart } from "@/lib/api/cursors";
-import type { ApiCaller } from "@/lib/dal/api-key";
+import type { ApiCaller } from "@/lib/dal/api-caller";
 import { apiSaleFor } from "@/lib/dal/api-sales";
 import type { DatabaseHandle } from "@/lib/db/connection";
 import { insertAgent } from "@/lib/db/queries/agents";

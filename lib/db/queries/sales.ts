@@ -28,7 +28,7 @@ export async function claimSubmission(
   db: Database,
   input: {
     submissionId: string;
-    /** Who sells (lib/dal/sell.ts): an agent, an integration (its API key), or an integration on an agent's behalf. */
+    /** Who sells (lib/sales/sell.ts): an agent, an integration (its API key), or an integration on an agent's behalf. */
     agentId: string | null;
     integrationId?: string | null;
     request: PartnerSaleRequestBody;

@@ -14,7 +14,7 @@ import {
   verifyRecoveryCodeStepAction,
   verifyTotpStepAction,
 } from "@/lib/actions/sign-in-steps";
-import { signInErrorPath } from "@/lib/auth/sign-in-errors";
+import { signInErrorPath } from "@/lib/errors/sign-in";
 import { signInStepsView } from "@/lib/dal/second-factor";
 import { Button } from "@/components/ui/button";
 import { CodeForm } from "@/components/second-factor/code-form";

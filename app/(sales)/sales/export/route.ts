@@ -1,5 +1,6 @@
 import type { NextRequest } from "next/server";
-import { limitedResponse, takeExportSlot } from "@/lib/dal/limits";
+import { takeExportSlot } from "@/lib/dal/limits";
+import { limitedResponse } from "@/lib/http/limited";
 import { exportVisibleSales } from "@/lib/dal/sales-export";
 import { requireAgent } from "@/lib/dal/session";
 import { errorResponse } from "@/lib/http/json";

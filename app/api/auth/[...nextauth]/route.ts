@@ -2,7 +2,7 @@ import { NextRequest } from "next/server";
 import { handlers } from "@/auth";
 import { withOidcAttempt, type OidcStage } from "@/lib/auth/oidc-attempt";
 import { OIDC_CALLBACK_PATH, OIDC_PROVIDER_ID } from "@/lib/config/oidc";
-import { signInErrorPath } from "@/lib/auth/sign-in-errors";
+import { signInErrorPath } from "@/lib/errors/sign-in";
 import { endSessionNamedBy } from "@/lib/dal/session";
 import { getConfig } from "@/lib/env";
 import { isHttpsRequest } from "@/lib/http/forwarded";

@@ -1,6 +1,5 @@
 import { decodeJwt } from "jose";
-import { CredentialsSignin } from "next-auth";
-import { signIn } from "@/auth";
+import { PortalTokenError, signIn } from "@/auth";
 import type { PortalTokenProblem } from "@/lib/auth/portal-token";
 import { sessionNamedByToken } from "@/lib/dal/embed";
 import type { RequestErrorCode } from "@/lib/errors";
@@ -35,9 +34,7 @@ async function signInProblem(token: string): Promise<SignInProblem | "failed" | 
     await signIn("embed-token", { token, redirect: false });
     return null;
   } catch (error) {
-    const problem =
-      error instanceof CredentialsSignin && error.code.startsWith("embed:") && error.code.slice(6);
-    if (problem && problem in TOKEN_ERRORS) return problem as SignInProblem;
+    if (error instanceof PortalTokenError) return error.problem;
     log.error("auth.embed_session_failed", { error });
     return "failed";
   }

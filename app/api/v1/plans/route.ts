@@ -1,6 +1,6 @@
 import { otherMethods } from "@/lib/api/methods";
 import { planCatalogue } from "@/lib/api/responses";
-import { authorizeApiRequest } from "@/lib/dal/api-key";
+import { authorizeApiRequest } from "@/lib/api/api-key";
 import { getConfig } from "@/lib/env";
 import { noStoreJson } from "@/lib/http/json";
 

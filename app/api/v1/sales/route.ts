@@ -1,9 +1,10 @@
+import { SALE_STATUS } from "@/lib/api/sale-status";
 import { otherMethods } from "@/lib/api/methods";
 import { agentReferenceSchema, listSalesQuerySchema, type AgentReference } from "@/lib/api/requests";
-import { authorizeApiRequest, requireScope } from "@/lib/dal/api-key";
+import { authorizeApiRequest, requireScope } from "@/lib/api/api-key";
 import { listApiSales } from "@/lib/dal/api-sales";
-import { limitedResponse } from "@/lib/dal/limits";
-import { sellAsIntegration } from "@/lib/dal/sell";
+import { limitedResponse } from "@/lib/http/limited";
+import { sellAsIntegration } from "@/lib/sales/sell";
 import { errorResponse, noStoreJson } from "@/lib/http/json";
 import { BODY_LIMITS, readJsonObject } from "@/lib/http/read-body";
 import { log } from "@/lib/log";
@@ -40,7 +41,7 @@ export async function POST(request: Request) {
   });
   if (!sold.ok && sold.code === "rate_limited") return limitedResponse(sold);
   if (!sold.ok) return errorResponse(sold.code, sold.fieldErrors);
-  const answer = noStoreJson(sold.httpStatus, sold.result);
+  const answer = noStoreJson(SALE_STATUS[sold.outcome], sold.result);
   if (sold.result.status !== "known_customer") {
     answer.headers.set("Location", `/api/v1/sales/${sold.result.submissionId}`);
   }

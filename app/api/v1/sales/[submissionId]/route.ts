@@ -1,5 +1,5 @@
 import { otherMethods } from "@/lib/api/methods";
-import { authorizeApiRequest } from "@/lib/dal/api-key";
+import { authorizeApiRequest } from "@/lib/api/api-key";
 import { readApiSale } from "@/lib/dal/api-sales";
 import { errorResponse, noStoreJson } from "@/lib/http/json";
 import { log } from "@/lib/log";

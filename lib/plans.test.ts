@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { planSchema } from "@/lib/config/plans";
-import { planOptions } from "./plan-options";
+import { planOptions } from "./plans";
 
 const plan = (name: string, extra: { price?: number; description?: string } = {}) => ({
   id: "3f6c1a52-8d4e-4b7a-9c21-5e0f7a9d2b14",

@@ -1,5 +1,5 @@
 import { userMessageFor, type RequestErrorCode } from "@/lib/errors";
-import { OIDC_MESSAGES, type OidcErrorCode } from "./oidc-errors";
+import { OIDC_MESSAGES, type OidcErrorCode } from "./oidc";
 
 /** What the sign-in page may be told by `?error=`: a fixed code, never text to show as it came. */
 export type SignInErrorCode =

@@ -1,29 +1,109 @@
 import "server-only";
-import { findSaleRow, SaleNotPendingError } from "@/lib/db/queries/sales";
+import { findHeldSaleOf, findSaleRow, SaleNotPendingError } from "@/lib/db/queries/sales";
 import type { Sale } from "@/lib/db/schema";
 import type { RequestErrorCode } from "@/lib/errors";
 import { log } from "@/lib/log";
 import { observeSale, type SaleMetricOutcome } from "@/lib/metrics";
 import { inSpan, noteOnSpan, SUBMISSION_ID } from "@/lib/tracing";
-import { fieldErrorsOf, isUuid, SALE_FIELDS, type SaleField } from "@/lib/validation/sale";
+import {
+  createSaleSchema,
+  fieldErrorsOf,
+  isUuid,
+  SALE_FIELDS,
+  type SaleField,
+  type ValidSale,
+} from "@/lib/validation/sale";
 import { isHistory, saleResult, type SaleResult } from "@/lib/sales/sale-result";
-import { knownCustomerSale, saleSchema, submitSaleAs, type KnownCustomer } from "./sales";
 import { findAgentByEmail, findAgentById } from "@/lib/db/queries/agents";
 import { getDb } from "@/lib/db";
 import { findSubmissionSellers } from "@/lib/db/queries/api-sales";
 import type { AgentReference } from "@/lib/api/requests";
-import { readsCustomer, type ApiCaller } from "./api-key";
-import { spendLimit, verifySessionAndSpend } from "./limits";
-import { shownScriptOf } from "./plans";
+import { readsCustomer, type ApiCaller } from "@/lib/dal/api-caller";
+import { spendLimit, verifySessionAndSpend } from "@/lib/dal/limits";
+import { shownScriptOf } from "@/lib/dal/plans";
 import { agentActor } from "@/lib/db/queries/audit-events";
 import type { SaleEvidenceToRecord } from "@/lib/db/queries/sale-evidence";
 import { buildEvidence, evidenceFieldErrors, readEvidenceFields } from "@/lib/sales/evidence";
 import { EVIDENCE_MESSAGES, type EvidenceField } from "@/lib/validation/evidence";
-import type { SessionAgent } from "./session";
+import type { SessionAgent } from "@/lib/dal/session";
+import { appTimeZone } from "@/lib/dal/sales";
+import { getConfig } from "@/lib/env";
+import { formatDateTime } from "@/lib/format";
+import { provider } from "@/lib/provider";
+import { formatProtocol } from "@/lib/sales/protocol";
+import { submitSale, type Submission } from "@/lib/sales/submit-sale";
+
+let built: { config: ReturnType<typeof getConfig>; schema: ReturnType<typeof createSaleSchema> } | undefined;
+
+/** Built once per configuration: zod compiles a schema on its first parse, which costs more than the parse. */
+export function saleSchema() {
+  const config = getConfig();
+  if (built?.config !== config) {
+    built = { config, schema: createSaleSchema({ planIds: config.plans?.map((plan) => plan.id) ?? null }) };
+  }
+  return built.schema;
+}
+
+/**
+ * Nothing was sent: the ledger already holds a sale of this plan for this CPF that the provider may have (accepted,
+ * or still to be confirmed), so the form asks the agent to confirm before sending another.
+ */
+export interface KnownCustomer {
+  status: "known_customer";
+  /** The earlier sale: whether it was accepted or is still to be confirmed, its protocol and when it was made. */
+  earlier: "accepted" | "unconfirmed";
+  protocol: string;
+  soldAt: string;
+}
+
+export async function knownCustomerSale(
+  agent: SessionAgent,
+  submissionId: string,
+  sale: ValidSale,
+): Promise<KnownCustomer | null> {
+  const earlier = await findHeldSaleOf(await getDb(), {
+    customerDocument: sale.customerDocument,
+    planId: sale.planId,
+    exceptSubmissionId: submissionId,
+    ...(getConfig().limits.knownCustomerScope === "own" ? { agentId: agent.id } : {}),
+  });
+  return earlier
+    ? {
+        status: "known_customer",
+        earlier: earlier.status === "accepted" ? "accepted" : "unconfirmed",
+        protocol: formatProtocol(earlier.protocol),
+        soldAt: formatDateTime(earlier.createdAt, appTimeZone(), "minutes"),
+      }
+    : null;
+}
+
+/**
+ * A seller's submission: ledger, upstream, outcome. Callers have verified the door (session or API key) and the
+ * input; the sale is the agent's, the integration's, or both (a key selling on an agent's behalf).
+ */
+export async function submitSaleAs(
+  seller: { agentId: string | null; integrationId: string | null },
+  submissionId: string,
+  sale: ValidSale,
+  evidence?: SaleEvidenceToRecord,
+): Promise<Submission> {
+  return submitSale(
+    { db: await getDb(), provider: provider(), partnerSource: getConfig().provider.partnerSource },
+    { ...seller, submissionId, sale, evidence },
+  );
+}
+
+/**
+ * How a sale request ended, in the use case's words: each door answers it its own way (the JSON routes' statuses
+ * are lib/api/sale-status.ts; the form shows the result). `pending`: another request with this submission id waits
+ * for the provider; `replayed`: the ledger held it already, and the result is the first request's.
+ */
+export type SellOutcome =
+  Exclude<Sale["status"], "pending"> | "timed_out" | "pending" | "replayed" | "known_customer";
 
 export type SellResult =
-  | { ok: true; result: SaleResult; httpStatus: number }
-  | { ok: true; result: KnownCustomer; httpStatus: 409 }
+  | { ok: true; result: SaleResult; outcome: Exclude<SellOutcome, "known_customer"> }
+  | { ok: true; result: KnownCustomer; outcome: "known_customer" }
   | {
       ok: false;
       code: Exclude<RequestErrorCode, "rate_limited">;
@@ -73,10 +153,8 @@ function metricOutcomeOf(result: SellResult): SaleMetricOutcome {
     if (result.code === "rate_limited") return "limited";
     return result.code === "service_unavailable" ? "unavailable" : "refused";
   }
-  const { status } = result.result;
-  if (status === "known_customer") return "known_customer";
-  if (status === "pending") return "pending";
-  return result.result.replay ? "replayed" : status;
+  // A sale whose answer timed out is an unknown one to the metrics, as to the ledger.
+  return result.outcome === "timed_out" ? "unknown" : result.outcome;
 }
 
 async function sell(input: SaleInput): Promise<SellResult> {
@@ -142,8 +220,7 @@ async function recordAndSend(input: SaleInput, seller: Seller): Promise<SellResu
       // catalogue say now (a tick older than a call, a script changed since).
       const replay = await sentBefore(submissionId, seller);
       if (replay === "unavailable") return { ok: false, code: "service_unavailable" };
-      if (replay)
-        return { ok: true, result: saleResult(replay, true), httpStatus: httpStatusOf(replay, true) };
+      if (replay) return { ok: true, result: saleResult(replay, true), outcome: outcomeOf(replay, true) };
       const fieldErrors = evidenceFieldErrors(built.problem);
       return fieldErrors
         ? { ok: false, code: "invalid_fields", fieldErrors }
@@ -167,7 +244,7 @@ async function recordAndSend(input: SaleInput, seller: Seller): Promise<SellResu
     if (known) {
       // Who asked, too: the lookup reads every agent's sales and leaves no ledger row.
       log.info("sales.known_customer", { submissionId, agentId: agent.id, earlier: known.earlier });
-      return { ok: true, result: known, httpStatus: 409 };
+      return { ok: true, result: known, outcome: "known_customer" };
     }
   }
 
@@ -194,7 +271,7 @@ async function recordAndSend(input: SaleInput, seller: Seller): Promise<SellResu
   // A failed scripted sale sent again with another plan, other ticks or none: its record tells another sale.
   if (submission.kind === "evidence-changed") return { ok: false, code: "script_changed" };
   const { sale, replay } = submission;
-  return { ok: true, result: saleResult(sale, replay), httpStatus: httpStatusOf(sale, replay) };
+  return { ok: true, result: saleResult(sale, replay), outcome: outcomeOf(sale, replay) };
 }
 
 /**
@@ -216,7 +293,7 @@ async function sentBefore(submissionId: string, seller: Seller): Promise<Sale | 
 }
 
 /**
- * A sale through /api/v1 by an integration whose key the route has checked (lib/dal/api-key.ts: scope
+ * A sale through /api/v1 by an integration whose key the route has checked (lib/api/api-key.ts: scope
  * `sales:write`, the integration's budget spent). With `agent` (the key needs `sales:on-behalf`, checked here too)
  * the sale is also that active agent's; an unknown or disabled one is refused before anything is recorded.
  */
@@ -274,7 +351,7 @@ async function sellForIntegration(
     { channel: "api-v1", submissionId: input.submissionId, fields: input.fields },
     { agent, integrationId: caller.integrationId },
   );
-  if (!result.ok || result.result.status === "known_customer") return result;
+  if (!result.ok || result.outcome === "known_customer") return result;
   // The door and the key in the log, as a session's sales carry the agent: who sold what through which key.
   log.info("api.sale", {
     door: caller.door,
@@ -299,21 +376,12 @@ async function spendOrRefuse(limit: "known_customer", agent: SessionAgent): Prom
   }
 }
 
-/**
- * The JSON API's status for the ledger's row: 409 while another request waits for the provider, 200 for any
- * other replay whatever it replays.
- */
-function httpStatusOf(sale: Pick<Sale, "status" | "outcomeDetail">, replay: boolean): number {
-  if (sale.status === "pending") return 409;
-  if (replay) return 200;
-  switch (sale.status) {
-    case "accepted":
-      return 201;
-    case "rejected":
-      return 422;
-    case "failed":
-      return 502;
-    case "unknown":
-      return sale.outcomeDetail === "timeout" ? 504 : 502;
-  }
+/** The outcome of a request that reached the ledger: its row's status, unless the row was there before. */
+function outcomeOf(
+  sale: Pick<Sale, "status" | "outcomeDetail">,
+  replay: boolean,
+): Exclude<SellOutcome, "known_customer"> {
+  if (sale.status === "pending") return "pending";
+  if (replay) return "replayed";
+  return sale.status === "unknown" && sale.outcomeDetail === "timeout" ? "timed_out" : sale.status;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { signInErrorFrom, signInErrorPath } from "./sign-in-errors";
+import { signInErrorFrom, signInErrorPath } from "./sign-in";
 
 describe("signInErrorFrom", () => {
   it("takes the app's own codes as they are", () => {

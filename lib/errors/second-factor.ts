@@ -17,7 +17,4 @@ export const FACTOR_MESSAGES = {
   lastFactor: "Cadastre outro fator antes de remover este: a sua conta precisa de uma segunda verificação.",
 } as const;
 
-export function lockedMessage(retryAfterSeconds: number): string {
-  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
-  return `Muitas tentativas sem sucesso. Por segurança, aguarde ${minutes} ${minutes === 1 ? "minuto" : "minutos"} e entre novamente.`;
-}
+export type FactorMessageCode = keyof typeof FACTOR_MESSAGES;
