@@ -7,6 +7,7 @@ import { BODY_LIMITS, declaresTooLarge } from "@/lib/http/read-body";
 import { crossSiteRefusal } from "@/lib/http/same-origin";
 import { createNonce, documentSecurityHeaders, transportSecurityHeaders } from "@/lib/http/security-headers";
 import type { ErrorCode } from "@/lib/errors";
+import { AUTH_JS_REDIRECT_HEADER } from "@/lib/http/auth-js-header";
 
 // Optimistic only: no session cookie at all means "go sign in". The real check (the cookie, its live session row,
 // the agent) happens in lib/dal on every page, action and route handler.
@@ -55,6 +56,8 @@ export async function proxy(request: NextRequest) {
     // per request for that (app/layout.tsx). Whatever policy the client sent is replaced.
     const forwarded = new Headers(request.headers);
     forwarded.set("Content-Security-Policy", security["Content-Security-Policy"]);
+    // Auth.js's client header, which would turn a server action's signIn() refusal into a silent success.
+    forwarded.delete(AUTH_JS_REDIRECT_HEADER);
     response = NextResponse.next({ request: { headers: forwarded } });
   }
   for (const [name, value] of Object.entries(security)) response.headers.set(name, value);

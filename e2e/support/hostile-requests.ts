@@ -121,6 +121,15 @@ export function transportCases(): HostileRequest[] {
       ...(typeof token === "string" ? { portalSignIn: true as const } : {}),
     });
   }
+  // Auth.js's client header would make a refused token's signIn() return as if it had gone through.
+  cases.push({
+    name: "/api/embed/session: X-Auth-Return-Redirect with a forged token",
+    path: "/api/embed/session",
+    headers: { ...JSON_TYPE, "x-auth-return-redirect": "1" },
+    body: Buffer.from(JSON.stringify({ token: "eyJhbGciOiJIUzI1NiJ9.eyJpc3MiOiJ4In0.c2ln" })),
+    status: 400,
+    error: "header_refused",
+  });
   const auth = "/api/auth/callback/credentials";
   cases.push(
     {

@@ -12,6 +12,8 @@ export type RequestErrorCode =
   | "unauthorized"
   | "invalid_credentials"
   | "cross_site"
+  /** A header only Auth.js's own client sends, at a route that signs in (lib/http/auth-js-header.ts). */
+  | "header_refused"
   | "payload_too_large"
   | "length_required"
   | "unsupported_media_type"
@@ -85,6 +87,10 @@ export const ERRORS: Record<ErrorCode, ErrorEntry> = {
   },
   invalid_credentials: { status: 401, message: "E-mail ou senha incorretos." },
   cross_site: { status: 403, message: "Pedido recusado: ele não veio desta aplicação." },
+  header_refused: {
+    status: 400,
+    message: "Pedido recusado: ele traz um cabeçalho que este endereço não aceita (X-Auth-Return-Redirect).",
+  },
   payload_too_large: {
     status: 413,
     message: "Os dados enviados são grandes demais. Confira os campos e tente novamente.",

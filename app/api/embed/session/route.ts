@@ -3,6 +3,7 @@ import { PortalTokenError, signIn } from "@/auth";
 import type { PortalTokenProblem } from "@/lib/auth/portal-token";
 import { sessionNamedByToken } from "@/lib/dal/embed";
 import type { RequestErrorCode } from "@/lib/errors";
+import { AUTH_JS_REDIRECT_HEADER } from "@/lib/http/auth-js-header";
 import { errorResponse, noStoreJson } from "@/lib/http/json";
 import { BODY_LIMITS, readJsonObject } from "@/lib/http/read-body";
 import { crossSiteRefusal } from "@/lib/http/same-origin";
@@ -31,7 +32,12 @@ type SignInProblem = keyof typeof TOKEN_ERRORS;
 /** Null when the token signed the agent in; else why not ("failed": not the token's fault, and logged). */
 async function signInProblem(token: string): Promise<SignInProblem | "failed" | null> {
   try {
-    await signIn("embed-token", { token, redirect: false });
+    const to = await signIn("embed-token", { token, redirect: false });
+    // Refused without a throw (lib/http/auth-js-header.ts): never taken for a sign-in.
+    if (new URL(to, "http://app.invalid").searchParams.has("error")) {
+      log.error("auth.embed_session_failed", { reason: "refused_without_error" });
+      return "failed";
+    }
     return null;
   } catch (error) {
     if (error instanceof PortalTokenError) return error.problem;
@@ -47,6 +53,7 @@ async function signInProblem(token: string): Promise<SignInProblem | "failed" | 
 export async function POST(request: Request) {
   const crossSite = await crossSiteRefusal(request);
   if (crossSite) return crossSite;
+  if (request.headers.has(AUTH_JS_REDIRECT_HEADER)) return errorResponse("header_refused");
   const body = await readJsonObject(request, BODY_LIMITS.embedSession);
   if (!body.ok) return errorResponse(body.code);
   const { token } = body.value;
