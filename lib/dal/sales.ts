@@ -86,7 +86,8 @@ export async function settleSaleAsSupervisor(
   const db = await getDb();
   const settled = await settleUnknownSale(db, { submissionId, supervisor: agent, resolution });
   if (settled) {
-    log.info("sales.settled", { submissionId, resolution, agentId: agent.id });
+    // The event keeps its first name: operators' alerts and dashboards watch it (docs/architecture.md, Glossary).
+    log.info("sales.resolved", { submissionId, resolution, agentId: agent.id });
     // Its customer had asked for erasure: it was erased as it was settled, and the statistics follow. Settled it
     // stays if they fail (logged: the next erasure, or autovacuum's or the upkeep's ANALYZE, rebuilds them).
     if (settled.erasureRequestedAt) {

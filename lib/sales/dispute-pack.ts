@@ -38,7 +38,8 @@ export interface DisputePack {
       outcomeDetail: string | null;
       rejectedFields: Sale["rejectedFields"];
     };
-    settlement: { resolution: Sale["resolution"]; settledAt: string | null } | null;
+    /** `resolvedAt`: the pack's v1 key for when it was settled (kept: packs are signed and parsed by others). */
+    settlement: { resolution: Sale["resolution"]; resolvedAt: string | null } | null;
   };
   /** The customer's data as sent to the provider, or why and when it was erased (then what the sale kept of it). */
   customer: {
@@ -100,7 +101,7 @@ export function buildDisputePack(input: {
         outcomeDetail: sale.outcomeDetail,
         rejectedFields: sale.rejectedFields,
       },
-      settlement: sale.resolution ? { resolution: sale.resolution, settledAt: iso(sale.settledAt) } : null,
+      settlement: sale.resolution ? { resolution: sale.resolution, resolvedAt: iso(sale.settledAt) } : null,
     },
     customer: {
       erased:
