@@ -116,17 +116,46 @@ const SQL_IN_LIB_DB = {
   message: "SQL lives in lib/db/queries: add a query there and call it.",
 };
 const NO_HTTP_IN_DAL = {
-  group: ["next/server", "@/lib/http/json", "@/lib/http/limited", "@/lib/api/sale-status", "**/http/json"],
+  group: [
+    "next/server",
+    "@/lib/http/json",
+    "@/lib/http/limited",
+    "@/lib/api/sale-status",
+    "**/http/json",
+    "**/http/limited",
+    "**/api/sale-status",
+  ],
   message:
     "lib/dal is data access and its permission checks: return data or a typed refusal; the route decides the HTTP answer.",
 };
 const DAL_BELOW_USE_CASES = {
-  group: ["@/lib/sales/sell", "@/lib/actions", "@/lib/actions/*", "@/lib/api/api-key"],
+  group: [
+    "@/lib/sales/sell",
+    "@/lib/actions",
+    "@/lib/actions/*",
+    "@/lib/api/api-key",
+    "**/sales/sell",
+    "**/actions",
+    "**/actions/*",
+    "**/api/api-key",
+  ],
   message:
     "lib/dal is below the use cases (lib/sales/sell.ts), actions and routes' doors: they call it, not it them.",
 };
 const ERRORS_ARE_WORDS = {
-  group: ["@/lib/dal", "@/lib/dal/*", "@/lib/db", "@/lib/db/*", "@/lib/env", "server-only"],
+  group: [
+    "@/lib/dal",
+    "@/lib/dal/*",
+    "@/lib/db",
+    "@/lib/db/*",
+    "@/lib/env",
+    "**/dal",
+    "**/dal/*",
+    "**/db",
+    "**/db/*",
+    "**/env",
+    "server-only",
+  ],
   allowTypeImports: true,
   message:
     "lib/errors holds codes and their words, for server and browser: it reads no data and no configuration.",

@@ -136,7 +136,8 @@ test("a birth date pasted without a digit is kept and refused, not emptied, and 
     await page.keyboard.insertText(pasted);
     await expect(saleForm.birthDate()).toHaveValue(pasted);
     await saleForm.name().focus();
-    await expect(saleForm.birthDate()).toHaveAccessibleDescription("Use o formato DD/MM/AAAA.");
+    await expect(saleForm.birthDate()).toHaveAttribute("aria-invalid", "true");
+    await expect(saleForm.birthDate()).toHaveAccessibleDescription("Opcional. Use o formato DD/MM/AAAA.");
   }
   await saleForm.submit().click();
   await expect(saleForm.birthDate()).toBeFocused();

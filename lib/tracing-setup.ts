@@ -13,6 +13,9 @@ import { scrubPersonalData } from "./log";
 
 // Attributes that carry a request's address: Next.js's own spans put the query string there, and a history
 // search's query is a customer's CPF, name or e-mail.
+/** The traces' `service.name` unless OTEL_SERVICE_NAME says otherwise. */
+export const SERVICE_NAME_DEFAULT = "partner-sales";
+
 const URL_ATTRIBUTES = new Set(["http.target", "http.url", "url.full", "url.query", "next.rsc"]);
 // The app's own attributes (lib/tracing.ts) hold ids, statuses and outcomes, never a customer's data: left as
 // they are (the scrubbing below would mistake a submissionId's digit groups for a phone number).
@@ -70,7 +73,9 @@ class ScrubbingExporter implements SpanExporter {
  */
 export function startTracing(): void {
   const provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ "service.name": process.env.OTEL_SERVICE_NAME || "partner-sales" }),
+    resource: resourceFromAttributes({
+      "service.name": process.env.OTEL_SERVICE_NAME || SERVICE_NAME_DEFAULT,
+    }),
     spanProcessors: [new BatchSpanProcessor(new ScrubbingExporter(new OTLPTraceExporter()))],
   });
   provider.register();

@@ -12,8 +12,8 @@
   // Each appearance setting's parameter in the frame's address (the app validates them: lib/embed-appearance.ts).
   var APPEARANCE_PARAMETERS = { brandColor: "brand-color", radius: "radius", fontFamily: "font-family" };
   // How long the frame has to say its first word (ready, or an error it shows) before this script tells the
-  // portal frame_unavailable: from the iframe's load (a frame the browser refused, or could not reach, loads at
-  // once as the browser's own error page, which never speaks), and at most from mounting (a request that hangs).
+  // portal frame_unavailable: 10 s after the iframe loads (a frame the browser refused, or could not reach, loads
+  // at once as the browser's own error page, which never speaks), or 30 s after mounting if it never loads.
   var FIRST_WORD_AFTER_LOAD_MS = 10000;
   var FIRST_WORD_AFTER_MOUNT_MS = 30000;
 

@@ -1,4 +1,9 @@
+import nextEnv from "@next/env";
+import { SANDBOX_DEFAULTS } from "./defaults";
 import { createSandbox } from "./server";
+
+// .env.local and the rest, as `npm start` reads them (docs/configuration.md): SANDBOX_* set there apply here too.
+nextEnv.loadEnvConfig(process.cwd(), false, { info: () => {}, error: console.error });
 
 function fail(message: string): never {
   process.stderr.write(`${message}\n`);
@@ -6,7 +11,7 @@ function fail(message: string): never {
 }
 
 function readPort(value: string | undefined): number {
-  if (value === undefined || value === "") return 4010;
+  if (value === undefined || value === "") return SANDBOX_DEFAULTS.port;
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65_535)
     fail(`SANDBOX_PORT must be a port number (0-65535), got "${value}".`);
@@ -20,7 +25,7 @@ function readOptional(name: string): string | undefined {
 }
 
 const port = readPort(process.env.SANDBOX_PORT);
-const host = process.env.SANDBOX_HOST || "127.0.0.1";
+const host = process.env.SANDBOX_HOST || SANDBOX_DEFAULTS.host;
 const sandbox = createSandbox({
   clientId: readOptional("SANDBOX_CLIENT_ID"),
   clientSecret: readOptional("SANDBOX_CLIENT_SECRET"),

@@ -22,6 +22,7 @@ import { loadDemoPlans, type Plan } from "./plans";
 import { handleSaleRequest, isSalePath } from "./sale-endpoint";
 import { SandboxState } from "./state";
 import { claimedClientId, handleTokenRequest, TOKEN_PATH } from "./token-endpoint";
+import { SANDBOX_DEFAULTS } from "./defaults";
 
 export type { Plan } from "./plans";
 
@@ -61,8 +62,8 @@ function baseUrlOf(address: AddressInfo): string {
 }
 
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
-  const clientId = options.clientId ?? "sandbox-client";
-  const clientSecret = options.clientSecret ?? "sandbox-secret";
+  const clientId = options.clientId ?? SANDBOX_DEFAULTS.clientId;
+  const clientSecret = options.clientSecret ?? SANDBOX_DEFAULTS.clientSecret;
   const plans = options.plans ?? loadDemoPlans();
   const log = options.log ?? writeJsonLine;
   const clock = options.now ?? Date.now;

@@ -110,6 +110,18 @@ describe("the layers, as lint rules", () => {
       "no-restricted-imports",
     ],
     [
+      "lib/dal calls the sale use case by a relative path",
+      "lib/dal/widget.ts",
+      'import { sellAsSignedInAgent } from "../sales/sell";\nexport const x = sellAsSignedInAgent;\n',
+      "no-restricted-imports",
+    ],
+    [
+      "lib/errors reads the configuration by a relative path",
+      "lib/errors/widget.ts",
+      'import { getConfig } from "../env";\nexport const x = getConfig;\n',
+      "@typescript-eslint/no-restricted-imports",
+    ],
+    [
       "lib/errors reads the configuration",
       "lib/errors/widget.ts",
       'import { getConfig } from "@/lib/env";\nexport const x = getConfig;\n',

@@ -6,6 +6,7 @@ import { isHttpsOrLoopback, text, type RawEnv } from "./env-values";
 import { OidcConfigError, parseOidc, parseSwitch, type OidcConfig } from "./oidc";
 import { PlanCatalogueError, readPlanCatalogue, type Plan } from "./plans";
 import { parseEmbedPortals, PortalConfigError, type Portal } from "./portals";
+import { SANDBOX_DEFAULTS } from "@/sandbox/defaults";
 
 export interface Config {
   /** "sandbox" when PARTNER_API_BASE_URL is unset: the bundled sandbox upstream stands in for the provider. */
@@ -137,12 +138,7 @@ export function parseClientAddressHeader(value: string | undefined): ClientAddre
 
 export const SESSION_MAX_AGE_MS = 12 * 60 * 60 * 1000;
 
-export const SANDBOX_DEFAULTS = {
-  clientId: "sandbox-client",
-  clientSecret: "sandbox-secret",
-  port: 4010,
-  plansFile: "sandbox/demo-plans.json",
-} as const;
+export { SANDBOX_DEFAULTS };
 
 /** One line that names the variable and what is wrong; never echoes a secret's value. */
 export class ConfigError extends Error {
