@@ -41,7 +41,8 @@ function isServerOnlyModule(path) {
 
 // Client-safe modules sized for the server, each with the part of it made for the browser (the page budget).
 const SERVER_SIZED = new Map([
-  [join(root, "lib/errors/index.ts"), "lib/errors/embed or lib/errors/not-confirmed"],
+  [join(root, "lib/errors/index.ts"), "lib/errors/embed-frame or lib/errors/not-confirmed"],
+  [join(root, "lib/errors/embed.ts"), "lib/errors/embed-frame (a refusal's message comes with its answer)"],
 ]);
 
 /**

@@ -38,6 +38,12 @@ describe("the layers, as lint rules", () => {
       "partner-sales/client-boundary",
     ],
     [
+      "a client component takes the frame's whole table for its own messages",
+      "components/embed/widget.tsx",
+      '"use client";\nimport { EMBED_ERROR_MESSAGES } from "@/lib/errors/embed";\nexport const x = EMBED_ERROR_MESSAGES.token_expired;\n',
+      "partner-sales/client-boundary",
+    ],
+    [
       "a client component passes the whole error table on",
       "components/widget.ts",
       '"use client";\nexport { userMessageFor } from "@/lib/errors";\n',
@@ -145,7 +151,7 @@ describe("the layers, as lint rules", () => {
     [
       "a client component names the error table's types and takes the frame's messages",
       "components/embed/widget.tsx",
-      '"use client";\nimport type { ErrorBody } from "@/lib/errors";\nimport { EMBED_ERROR_MESSAGES } from "@/lib/errors/embed";\nexport const x: ErrorBody | string = EMBED_ERROR_MESSAGES.token_expired;\n',
+      '"use client";\nimport type { ErrorBody } from "@/lib/errors";\nimport { FRAME_OWN_MESSAGES } from "@/lib/errors/embed-frame";\nexport const x: ErrorBody | string = FRAME_OWN_MESSAGES.token_unavailable;\n',
     ],
     [
       "a client component passes a server type on",

@@ -9,6 +9,7 @@ import { verifySession } from "@/lib/dal/session";
 import { appearanceStylesheetHref, parseAppearance, type AppearanceWarning } from "@/lib/embed-appearance";
 import { log } from "@/lib/log";
 import { submitSaleAction } from "@/lib/actions/sales";
+import { EMBED_ERROR_MESSAGES } from "@/lib/errors/embed";
 
 export const metadata: Metadata = { title: "Nova venda" };
 
@@ -41,7 +42,13 @@ async function EmbedState({
   if (token !== undefined) {
     log.warn("embed.token_in_url_refused");
     return (
-      <EmbedProblem code="token_in_url" allowedOrigins={allowedOrigins} warnings={warnings} clearToken />
+      <EmbedProblem
+        code="token_in_url"
+        message={EMBED_ERROR_MESSAGES.token_in_url}
+        allowedOrigins={allowedOrigins}
+        warnings={warnings}
+        clearToken
+      />
     );
   }
   // Even over a session of its own: the portal says which agent is at this screen now.
@@ -54,6 +61,7 @@ async function EmbedState({
     return (
       <EmbedProblem
         code="session_cookie_blocked"
+        message={EMBED_ERROR_MESSAGES.session_cookie_blocked}
         allowedOrigins={allowedOrigins}
         warnings={warnings}
         action={
@@ -68,6 +76,7 @@ async function EmbedState({
     return (
       <EmbedProblem
         code="session_missing"
+        message={EMBED_ERROR_MESSAGES.session_missing}
         allowedOrigins={allowedOrigins}
         warnings={warnings}
         action={

@@ -2,7 +2,7 @@
 
 import { useEffect, useRef, type ReactNode } from "react";
 import type { AppearanceWarning } from "@/lib/embed-appearance";
-import type { EmbedErrorCode } from "@/lib/errors/embed";
+import type { EmbedErrorCode } from "@/lib/errors/embed-frame";
 import { postToParent } from "./parent-channel";
 
 const NO_WARNINGS: AppearanceWarning[] = [];

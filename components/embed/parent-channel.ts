@@ -1,7 +1,7 @@
 "use client";
 
 import type { AppearanceWarning } from "@/lib/embed-appearance";
-import type { EmbedErrorCode } from "@/lib/errors/embed";
+import type { EmbedErrorCode } from "@/lib/errors/embed-frame";
 import type { PrefillValues } from "@/lib/validation/prefill";
 
 // Third-party frames may not touch sessionStorage: the token's prefill waits here, in memory, for the form

@@ -5,14 +5,19 @@ import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import type { AppearanceWarning } from "@/lib/embed-appearance";
 import type { ErrorBody } from "@/lib/errors";
-import { isEmbedErrorCode, type EmbedErrorCode } from "@/lib/errors/embed";
+import { FRAME_OWN_MESSAGES, isEmbedErrorCode, type EmbedErrorCode } from "@/lib/errors/embed-frame";
 import type { PrefillValues } from "@/lib/validation/prefill";
 import { EmbedProblem } from "./embed-problem";
 import { allowedParentOrigin, onParentMessage, postToParent, setPendingPrefill } from "./parent-channel";
 
 const neverChanges = () => () => {};
 
-type SessionAnswer = { prefill: PrefillValues } | { error: EmbedErrorCode };
+/** Why the frame cannot go on, and the message to show: the answer's own, or the frame's. */
+type Problem = { code: EmbedErrorCode; message: string };
+
+type SessionAnswer = { prefill: PrefillValues } | { error: Problem };
+
+const UNAVAILABLE: Problem = { code: "service_unavailable", message: FRAME_OWN_MESSAGES.service_unavailable };
 
 async function exchangeToken(token: string): Promise<SessionAnswer> {
   try {
@@ -23,10 +28,16 @@ async function exchangeToken(token: string): Promise<SessionAnswer> {
     });
     const answer = (await response.json()) as Partial<ErrorBody> & { prefill?: PrefillValues };
     if (response.ok) return { prefill: answer.prefill ?? {} };
-    // The portal is told only codes it is documented to get: anything else is the exchange failing.
-    return { error: isEmbedErrorCode(answer.error) ? answer.error : "service_unavailable" };
+    // The portal is told only codes it is documented to get: anything else is the exchange failing. The
+    // refusal's message comes with it (the frame does not carry the whole table).
+    return {
+      error:
+        isEmbedErrorCode(answer.error) && typeof answer.message === "string" && answer.message
+          ? { code: answer.error, message: answer.message }
+          : UNAVAILABLE,
+    };
   } catch {
-    return { error: "service_unavailable" };
+    return { error: UNAVAILABLE };
   }
 }
 
@@ -45,7 +56,7 @@ export function PortalTokenSignIn({
   const router = useRouter();
   const asked = useRef(false);
   const taken = useRef(false);
-  const [problem, setProblem] = useState<EmbedErrorCode | null>(null);
+  const [problem, setProblem] = useState<Problem | null>(null);
   // Outside an allowed portal's frame nobody may hand a token over, so none is asked for.
   const framed = useSyncExternalStore(
     neverChanges,
@@ -63,7 +74,9 @@ export function PortalTokenSignIn({
       const exchange: Promise<SessionAnswer> =
         typeof token === "string" && token
           ? exchangeToken(token)
-          : Promise.resolve({ error: "token_unavailable" });
+          : Promise.resolve({
+              error: { code: "token_unavailable", message: FRAME_OWN_MESSAGES.token_unavailable } as const,
+            });
       void exchange.then((answer) => {
         if ("error" in answer) {
           setProblem(answer.error);
@@ -84,11 +97,18 @@ export function PortalTokenSignIn({
     return stopListening;
   }, [allowedOrigins, framed, router]);
 
-  const shown = framed ? problem : "token_not_framed";
+  const shown: Problem | null = framed
+    ? problem
+    : { code: "token_not_framed", message: FRAME_OWN_MESSAGES.token_not_framed };
   // While it signs in, the frame keeps the portal's initialHeight: shrinking it to one line, to grow it again a
   // moment later for the form, would shift the portal's page twice.
   return shown ? (
-    <EmbedProblem code={shown} allowedOrigins={allowedOrigins} warnings={warnings} />
+    <EmbedProblem
+      code={shown.code}
+      message={shown.message}
+      allowedOrigins={allowedOrigins}
+      warnings={warnings}
+    />
   ) : (
     <p role="status" className="p-3 text-sm text-slate-600">
       Entrando…
