@@ -9,7 +9,7 @@ import { verifySession } from "@/lib/dal/session";
 import { appearanceStylesheetHref, parseAppearance, type AppearanceWarning } from "@/lib/embed-appearance";
 import { log } from "@/lib/log";
 import { submitSaleAction } from "@/lib/actions/sales";
-import { EMBED_ERROR_MESSAGES } from "@/lib/errors/embed";
+import { embedProblem } from "@/lib/errors/embed";
 
 export const metadata: Metadata = { title: "Nova venda" };
 
@@ -43,8 +43,7 @@ async function EmbedState({
     log.warn("embed.token_in_url_refused");
     return (
       <EmbedProblem
-        code="token_in_url"
-        message={EMBED_ERROR_MESSAGES.token_in_url}
+        problem={embedProblem("token_in_url")}
         allowedOrigins={allowedOrigins}
         warnings={warnings}
         clearToken
@@ -60,8 +59,7 @@ async function EmbedState({
   if (!agent && status === "signed-in") {
     return (
       <EmbedProblem
-        code="session_cookie_blocked"
-        message={EMBED_ERROR_MESSAGES.session_cookie_blocked}
+        problem={embedProblem("session_cookie_blocked")}
         allowedOrigins={allowedOrigins}
         warnings={warnings}
         action={
@@ -75,8 +73,7 @@ async function EmbedState({
   if (!agent) {
     return (
       <EmbedProblem
-        code="session_missing"
-        message={EMBED_ERROR_MESSAGES.session_missing}
+        problem={embedProblem("session_missing")}
         allowedOrigins={allowedOrigins}
         warnings={warnings}
         action={

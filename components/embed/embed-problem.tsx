@@ -2,22 +2,20 @@
 
 import { useEffect, type ReactNode } from "react";
 import type { AppearanceWarning } from "@/lib/embed-appearance";
-import type { EmbedErrorCode } from "@/lib/errors/embed-frame";
+import type { EmbedProblemCause } from "@/lib/errors/embed-frame";
 import { FrameReport } from "./frame-report";
 import { Notice } from "@/components/ui/notice";
 
 /** Why the frame cannot go on, in pt-BR for the agent, and as `partner-sales:error {code}` for the portal. */
 export function EmbedProblem({
-  code,
-  message,
+  problem,
   allowedOrigins,
   warnings,
   action,
   clearToken = false,
 }: {
-  code: EmbedErrorCode;
-  /** The code's pt-BR message: from the page, from the answer that named the code, or the frame's own. */
-  message: string;
+  /** The code with its pt-BR message: from the page, from the answer that named the code, or the frame's own. */
+  problem: EmbedProblemCause;
   allowedOrigins: readonly string[];
   warnings?: readonly AppearanceWarning[];
   /** What the agent can do about it (a link), under the message. */
@@ -33,9 +31,9 @@ export function EmbedProblem({
   }, [clearToken]);
 
   return (
-    <FrameReport allowedOrigins={allowedOrigins} problem={code} warnings={warnings} className="p-3">
+    <FrameReport allowedOrigins={allowedOrigins} problem={problem.code} warnings={warnings} className="p-3">
       <Notice tone="error" as="div" className="text-sm">
-        <p>{message}</p>
+        <p>{problem.message}</p>
         {action ? <p className="mt-2 font-medium">{action}</p> : null}
       </Notice>
     </FrameReport>

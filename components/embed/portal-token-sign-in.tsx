@@ -5,19 +5,15 @@ import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import type { AppearanceWarning } from "@/lib/embed-appearance";
 import type { ErrorBody } from "@/lib/errors";
-import { FRAME_OWN_MESSAGES, isEmbedErrorCode, type EmbedErrorCode } from "@/lib/errors/embed-frame";
+import { frameOwnProblem, isEmbedErrorCode, type EmbedProblemCause } from "@/lib/errors/embed-frame";
 import type { PrefillValues } from "@/lib/validation/prefill";
 import { EmbedProblem } from "./embed-problem";
 import { allowedParentOrigin, onParentMessage, postToParent, setPendingPrefill } from "./parent-channel";
 
 const neverChanges = () => () => {};
 
-/** Why the frame cannot go on, and the message to show: the answer's own, or the frame's. */
-type Problem = { code: EmbedErrorCode; message: string };
-
-type SessionAnswer = { prefill: PrefillValues } | { error: Problem };
-
-const UNAVAILABLE: Problem = { code: "service_unavailable", message: FRAME_OWN_MESSAGES.service_unavailable };
+/** Why the frame cannot go on, with the message to show: the answer's own, or the frame's. */
+type SessionAnswer = { prefill: PrefillValues } | { error: EmbedProblemCause };
 
 async function exchangeToken(token: string): Promise<SessionAnswer> {
   try {
@@ -34,10 +30,10 @@ async function exchangeToken(token: string): Promise<SessionAnswer> {
       error:
         isEmbedErrorCode(answer.error) && typeof answer.message === "string" && answer.message
           ? { code: answer.error, message: answer.message }
-          : UNAVAILABLE,
+          : frameOwnProblem("service_unavailable"),
     };
   } catch {
-    return { error: UNAVAILABLE };
+    return { error: frameOwnProblem("service_unavailable") };
   }
 }
 
@@ -56,7 +52,7 @@ export function PortalTokenSignIn({
   const router = useRouter();
   const asked = useRef(false);
   const taken = useRef(false);
-  const [problem, setProblem] = useState<Problem | null>(null);
+  const [problem, setProblem] = useState<EmbedProblemCause | null>(null);
   // Outside an allowed portal's frame nobody may hand a token over, so none is asked for.
   const framed = useSyncExternalStore(
     neverChanges,
@@ -74,9 +70,7 @@ export function PortalTokenSignIn({
       const exchange: Promise<SessionAnswer> =
         typeof token === "string" && token
           ? exchangeToken(token)
-          : Promise.resolve({
-              error: { code: "token_unavailable", message: FRAME_OWN_MESSAGES.token_unavailable } as const,
-            });
+          : Promise.resolve({ error: frameOwnProblem("token_unavailable") });
       void exchange.then((answer) => {
         if ("error" in answer) {
           setProblem(answer.error);
@@ -97,18 +91,11 @@ export function PortalTokenSignIn({
     return stopListening;
   }, [allowedOrigins, framed, router]);
 
-  const shown: Problem | null = framed
-    ? problem
-    : { code: "token_not_framed", message: FRAME_OWN_MESSAGES.token_not_framed };
+  const shown = framed ? problem : frameOwnProblem("token_not_framed");
   // While it signs in, the frame keeps the portal's initialHeight: shrinking it to one line, to grow it again a
   // moment later for the form, would shift the portal's page twice.
   return shown ? (
-    <EmbedProblem
-      code={shown.code}
-      message={shown.message}
-      allowedOrigins={allowedOrigins}
-      warnings={warnings}
-    />
+    <EmbedProblem problem={shown} allowedOrigins={allowedOrigins} warnings={warnings} />
   ) : (
     <p role="status" className="p-3 text-sm text-slate-600">
       Entrando…

@@ -47,3 +47,14 @@ export const FRAME_OWN_MESSAGES = {
   service_unavailable:
     "Serviço temporariamente indisponível. Nada foi perdido: tente novamente em instantes (a mesma venda não é duplicada).",
 } as const satisfies Partial<Record<EmbedErrorCode, string>>;
+
+/**
+ * Why the frame cannot go on: the code the portal is told and the message the agent reads, built together by
+ * frameOwnProblem here or embedProblem (lib/errors/embed.ts) on the server, so a code never travels with another's.
+ */
+export type EmbedProblemCause = { readonly code: EmbedErrorCode; readonly message: string };
+
+/** One of the frame's own codes with its message. */
+export function frameOwnProblem(code: keyof typeof FRAME_OWN_MESSAGES): EmbedProblemCause {
+  return { code, message: FRAME_OWN_MESSAGES[code] };
+}

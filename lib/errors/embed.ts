@@ -3,7 +3,7 @@
  * and the /embed page passes one message to the frame). Client code imports lib/errors/embed-frame instead.
  */
 export * from "./embed-frame";
-import { FRAME_OWN_MESSAGES, type EmbedErrorCode } from "./embed-frame";
+import { FRAME_OWN_MESSAGES, type EmbedErrorCode, type EmbedProblemCause } from "./embed-frame";
 
 export const EMBED_ERROR_MESSAGES: Record<EmbedErrorCode, string> = {
   ...FRAME_OWN_MESSAGES,
@@ -33,3 +33,8 @@ export const EMBED_ERROR_MESSAGES: Record<EmbedErrorCode, string> = {
   session_cookie_blocked:
     "Seu navegador não guardou a sessão dentro do portal porque bloqueia cookies de terceiros. Use o Partner Sales em uma nova aba ou permita cookies para este site.",
 };
+
+/** Any code with its message from the whole table, for a page to hand to the frame. */
+export function embedProblem(code: EmbedErrorCode): EmbedProblemCause {
+  return { code, message: EMBED_ERROR_MESSAGES[code] };
+}
